@@ -1,0 +1,102 @@
+//! `Cx`: what a rule sees of the file being checked, and the one way it reports a finding.
+
+use std::ops::Range;
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+use crate::context::{CrateContext, Role, Sdk};
+use crate::diagnostic::Diagnostic;
+use crate::rules::RuleMeta;
+use crate::source::SourceFile;
+
+/// Where the node a rule is looking at came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Rust source (including `json!` bodies, which are Rust files' tokens).
+    Rust,
+    /// A `.json`, `.jsonc` or `.jsonl` file.
+    JsonFile,
+}
+
+pub struct Cx<'a> {
+    pub file: &'a SourceFile,
+    pub crate_ctx: &'a CrateContext,
+    /// The file's role from its role words (see `context::SERVER_WORDS`).
+    pub file_role: Role,
+    /// The role of the innermost impl or fn being visited, when it tells one.
+    pub scope_role: Role,
+    pub origin: Origin,
+    /// Bytes before the text the parser saw (a BOM): added to every span's range.
+    pub base: usize,
+    /// SDKs the file imports (`use rmcp::…`), which can be more precise than the crate's.
+    pub file_sdks: Vec<Sdk>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+impl<'a> Cx<'a> {
+    pub fn new(file: &'a SourceFile, crate_ctx: &'a CrateContext, origin: Origin) -> Self {
+        Cx {
+            file,
+            crate_ctx,
+            file_role: Role::Unknown,
+            scope_role: Role::Unknown,
+            origin,
+            base: 0,
+            file_sdks: Vec::new(),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// The role of the code at hand: the enclosing impl's or fn's when known, else the file's.
+    pub fn role(&self) -> Role {
+        if self.scope_role != Role::Unknown { self.scope_role } else { self.file_role }
+    }
+
+    /// Whether the code at hand uses this SDK: the file's imports decide when it has any,
+    /// else the crate's dependencies.
+    pub fn uses_sdk(&self, sdk: Sdk) -> bool {
+        if self.file_sdks.is_empty() { self.crate_ctx.uses(sdk) } else { self.file_sdks.contains(&sdk) }
+    }
+
+    /// Byte range of a span in the file as read.
+    pub fn span_range(&self, span: Span) -> Range<usize> {
+        let r = span.byte_range();
+        r.start + self.base..r.end + self.base
+    }
+
+    /// Byte range of a syntax node, from its first token to its last.
+    pub fn node_range(&self, node: &impl Spanned) -> Range<usize> {
+        self.span_range(node.span())
+    }
+
+    /// From the start of one span to the end of another.
+    pub fn join(&self, first: Span, last: Span) -> Range<usize> {
+        self.span_range(first).start..self.span_range(last).end
+    }
+
+    pub fn text(&self, range: Range<usize>) -> &'a str {
+        self.file.text.get(range).unwrap_or("")
+    }
+
+    /// Records a finding. Severity comes from the crate context, never from the rule.
+    pub fn report(
+        &mut self,
+        rule: &'static RuleMeta,
+        range: Range<usize>,
+        message: impl Into<String>,
+        label: impl Into<String>,
+    ) -> &mut Diagnostic {
+        self.diagnostics.push(Diagnostic {
+            rule: rule.name,
+            severity: self.crate_ctx.severity_for(rule.impact),
+            range,
+            message: message.into(),
+            label: label.into(),
+            labels: Vec::new(),
+            help: rule.help.map(str::to_owned),
+            fix: None,
+        });
+        self.diagnostics.last_mut().unwrap()
+    }
+}

@@ -1,0 +1,110 @@
+//! What a rule reports: a finding with its exact byte range, labels, help, and an optional fix.
+
+use std::ops::Range;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// How safe a fix is to apply without a person looking at it (ruff's terms).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Applicability {
+    /// Keeps the program's meaning apart from the migration itself; applied by `fix`.
+    Safe,
+    /// Changes behaviour or a public contract; applied only with `--unsafe-fixes`.
+    Unsafe,
+    /// Shown as a suggestion, never applied.
+    DisplayOnly,
+}
+
+impl Applicability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
+            Applicability::DisplayOnly => "display-only",
+        }
+    }
+}
+
+/// Replace `range` (bytes of the file as read) with `replacement`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub byte_range: Range<usize>,
+    pub replacement: String,
+}
+
+impl Edit {
+    pub fn delete(range: Range<usize>) -> Self {
+        Edit { byte_range: range, replacement: String::new() }
+    }
+    pub fn replace(range: Range<usize>, replacement: impl Into<String>) -> Self {
+        Edit { byte_range: range, replacement: replacement.into() }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fix {
+    pub title: String,
+    pub applicability: Applicability,
+    pub edits: Vec<Edit>,
+}
+
+/// A secondary span with a short message ("capabilities stored here").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    pub range: Range<usize>,
+    pub message: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Diagnostic {
+    /// The rule's stable name, e.g. `server-roots-request`.
+    pub rule: &'static str,
+    pub severity: Severity,
+    /// Byte range of the primary span in the file as read.
+    pub range: Range<usize>,
+    pub message: String,
+    /// Text for the primary label in code frames; short.
+    pub label: String,
+    pub labels: Vec<Label>,
+    pub help: Option<String>,
+    pub fix: Option<Fix>,
+}
+
+impl Diagnostic {
+    /// Adds a secondary label.
+    pub fn label(&mut self, range: Range<usize>, message: impl Into<String>) -> &mut Self {
+        self.labels.push(Label { range, message: message.into() });
+        self
+    }
+    /// Replaces the rule's default help line.
+    pub fn help(&mut self, help: impl Into<String>) -> &mut Self {
+        self.help = Some(help.into());
+        self
+    }
+    pub fn fix(&mut self, fix: Fix) -> &mut Self {
+        self.fix = Some(fix);
+        self
+    }
+}
+
+/// Something the run wants a user to know that is not a finding: a skipped file, an unreadable
+/// folder entry. Notes never change the exit code.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Note {
+    pub path: String,
+    pub message: String,
+}

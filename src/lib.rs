@@ -1,0 +1,18 @@
+//! mcp-lint: finds and fixes what MCP revision 2026-07-28 breaks or deprecates in Rust MCP servers
+//! and clients, and in the JSON files around them.
+//!
+//! The flow of one run: `discover` → per file in parallel (`engine`): read, `prefilter`, parse
+//! (`rust::parse`, `json::parse`), analyze (`rust::visitor` offering nodes to `rules`) → `report`.
+
+pub mod cli;
+pub mod context;
+pub mod cx;
+pub mod diagnostic;
+pub mod discover;
+pub mod engine;
+pub mod json;
+pub mod prefilter;
+pub mod report;
+pub mod rules;
+pub mod rust;
+pub mod source;

@@ -1,0 +1,55 @@
+//! rustc-style output: a code frame per finding with its labels and help line.
+
+
+use codespan_reporting::diagnostic::{Diagnostic as Frame, Label as FrameLabel};
+use codespan_reporting::files::SimpleFile;
+use codespan_reporting::term::{self, termcolor::WriteColor};
+
+use crate::diagnostic::Severity;
+use crate::engine::RunResult;
+
+pub fn write(out: &mut dyn WriteColor, result: &RunResult) -> std::io::Result<()> {
+    let config = term::Config::default();
+    for report in &result.reports {
+        let file = SimpleFile::new(report.file.display.as_str(), report.file.text.as_str());
+        for d in &report.diagnostics {
+            let frame = match d.severity {
+                Severity::Error => Frame::error(),
+                Severity::Warning => Frame::warning(),
+            };
+            let mut labels = vec![FrameLabel::primary((), d.range.clone()).with_message(&d.label)];
+            labels.extend(d.labels.iter().map(|l| FrameLabel::secondary((), l.range.clone()).with_message(&l.message)));
+            let mut notes = Vec::new();
+            if let Some(help) = &d.help {
+                notes.push(format!("help: {help}"));
+            }
+            if let Some(fix) = &d.fix {
+                notes.push(format!("fix ({}): {}", fix.applicability.as_str(), fix.title));
+            }
+            let frame = frame.with_code(d.rule).with_message(&d.message).with_labels(labels).with_notes(notes);
+            term::emit(out, &config, &file, &frame).map_err(std::io::Error::other)?;
+        }
+    }
+    let (errors, warnings) = result.diagnostics().fold((0, 0), |(e, w), (_, d)| match d.severity {
+        Severity::Error => (e + 1, w),
+        Severity::Warning => (e, w + 1),
+    });
+    let files = result.reports.len();
+    if errors + warnings == 0 {
+        writeln!(out, "mcp-lint: no findings ({} files checked)", result.files_scanned)?;
+    } else {
+        writeln!(
+            out,
+            "mcp-lint: {errors} {}, {warnings} {} in {files} {} ({} files checked)",
+            plural(errors, "error"),
+            plural(warnings, "warning"),
+            plural(files, "file"),
+            result.files_scanned
+        )?;
+    }
+    Ok(())
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 { word.to_owned() } else { format!("{word}s") }
+}

@@ -1,0 +1,98 @@
+//! The rule registry. A rule is one file here (its metadata and checks) plus its page in `rules/`
+//! at the repository root. To add a rule: write the file, add it to `ALL`, write the page and
+//! fixtures.
+//!
+//! Rules never walk the syntax tree themselves: the visitor in `rust::visitor` makes one pass over
+//! each file and calls the hooks below on the nodes rules care about; JSON trees (files and `json!`
+//! bodies) are walked once and every node is offered to `json_node`.
+
+use crate::context::Impact;
+use crate::cx::Cx;
+use crate::json::jsonrpc::TranscriptMessage;
+use crate::json::{JsonNode, Step};
+
+pub mod inferred_client_capabilities;
+pub mod retry_reuses_request_id;
+pub mod roots_list_changed;
+pub mod server_roots_request;
+
+/// What a rule is, apart from its checks.
+#[derive(Debug)]
+pub struct RuleMeta {
+    /// Stable, kebab-case; part of the output contract.
+    pub name: &'static str,
+    /// One line for `mcp-lint rules`.
+    pub summary: &'static str,
+    pub impact: Impact,
+    /// Case-sensitive words a file must contain for the rule to fire at all. The prefilter skips
+    /// parsing files that contain none of the enabled rules' words, so every way the rule can fire
+    /// must need one of them (a test runs every fixture with the prefilter off to prove it).
+    pub triggers: &'static [&'static str],
+    /// The default help line (a finding may replace it).
+    pub help: Option<&'static str>,
+    /// Whether some findings carry a fix.
+    pub fixable: bool,
+    /// The rule's page, `rules/<name>.md`.
+    pub doc: &'static str,
+}
+
+/// The checks of a rule. Every hook has an empty default; a rule implements those it needs.
+pub trait Rule: Sync + Send {
+    fn meta(&self) -> &'static RuleMeta;
+
+    /// Once per parsed Rust file, before the walk. For rules that relate several functions of a file.
+    fn rust_file(&self, _cx: &mut Cx, _file: &syn::File) {}
+    /// A function or method (free, inherent, trait impl), before its body is walked.
+    fn rust_fn(&self, _cx: &mut Cx, _f: &FnRef) {}
+    fn method_call(&self, _cx: &mut Cx, _call: &syn::ExprMethodCall) {}
+    fn call(&self, _cx: &mut Cx, _call: &syn::ExprCall) {}
+    /// A path in expression position (`ServerRequest::ListRootsRequest`).
+    fn expr_path(&self, _cx: &mut Cx, _path: &syn::ExprPath) {}
+    /// A path in a pattern (`ClientNotification::RootsListChangedNotification(_) =>`).
+    fn pat_path(&self, _cx: &mut Cx, _path: &syn::Path) {}
+    fn struct_lit(&self, _cx: &mut Cx, _lit: &syn::ExprStruct) {}
+    /// A string literal in code (attributes and doc comments are never offered).
+    fn lit_str(&self, _cx: &mut Cx, _lit: &syn::LitStr) {}
+
+    /// Every node of a JSON document or `json!` body, with the steps from its root.
+    fn json_node(&self, _cx: &mut Cx, _node: &JsonNode, _path: &[Step]) {}
+    /// A JSON file that is a transcript of JSON-RPC messages, in order.
+    fn transcript(&self, _cx: &mut Cx, _messages: &[TranscriptMessage]) {}
+}
+
+/// A function as the visitor offers it to rules.
+pub struct FnRef<'a> {
+    pub attrs: &'a [syn::Attribute],
+    pub sig: &'a syn::Signature,
+    pub body: &'a syn::Block,
+    /// The trait of the enclosing `impl Trait for Type`, last path segment (`ServerHandler`).
+    pub impl_trait: Option<String>,
+}
+
+/// Every rule, in the order `mcp-lint rules` lists them.
+pub static ALL: &[&dyn Rule] = &[
+    &server_roots_request::ServerRootsRequest,
+    &roots_list_changed::RootsListChanged,
+    &inferred_client_capabilities::InferredClientCapabilities,
+    &retry_reuses_request_id::RetryReusesRequestId,
+];
+
+/// Not a rule one can disable: a file that cannot be parsed.
+pub static PARSE_ERROR: RuleMeta = RuleMeta {
+    name: "parse-error",
+    summary: "A Rust or JSON file that cannot be parsed (it is reported, not analysed)",
+    impact: Impact::Violation,
+    triggers: &[],
+    help: None,
+    fixable: false,
+    doc: include_str!("../../rules/parse-error.md"),
+};
+
+pub fn find(name: &str) -> Option<&'static dyn Rule> {
+    ALL.iter().copied().find(|r| r.meta().name == name)
+}
+
+/// Every rule's metadata plus `parse-error`, for listings and `explain`.
+pub fn all_meta() -> impl Iterator<Item = &'static RuleMeta> {
+    ALL.iter().map(|r| r.meta()).chain(std::iter::once(&PARSE_ERROR))
+}

@@ -1,0 +1,228 @@
+//! The one pass over a parsed Rust file. It keeps track of the role of the code it is in (server or
+//! client, from the enclosing impl or fn), offers each node to the rules that are active for the
+//! file, and reads macro bodies: `json!` bodies become JSON trees, other macro bodies are parsed as
+//! expressions or statements when they are, so code inside `matches!`, `vec!`, `tokio::select!`
+//! arms or a logging macro is checked like any other.
+
+use proc_macro2::TokenStream;
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::visit::{self, Visit};
+
+use crate::context::{Role, Sdk};
+use crate::cx::Cx;
+use crate::json::{self, JsonKind, JsonNode};
+use crate::rules::{FnRef, Rule};
+use crate::rust::syntax::{has_attr, tokens_mention};
+
+pub struct RuleVisitor<'c, 'a> {
+    pub cx: &'c mut Cx<'a>,
+    pub rules: &'c [&'static dyn Rule],
+    impl_trait: Option<String>,
+}
+
+impl<'c, 'a> RuleVisitor<'c, 'a> {
+    pub fn new(cx: &'c mut Cx<'a>, rules: &'c [&'static dyn Rule]) -> Self {
+        RuleVisitor { cx, rules, impl_trait: None }
+    }
+
+    pub fn run(&mut self, file: &syn::File) {
+        self.cx.file_sdks = imported_sdks(file);
+        for rule in self.rules {
+            rule.rust_file(self.cx, file);
+        }
+        self.visit_file(file);
+    }
+
+    fn enter_fn(&mut self, attrs: &[syn::Attribute], sig: &syn::Signature, body: &syn::Block) -> Role {
+        let saved = self.cx.scope_role;
+        let sig_tokens = quote::ToTokens::to_token_stream(sig);
+        if tokens_mention(&sig_tokens, "RoleServer") || has_attr(attrs, "tool") || has_attr(attrs, "prompt") {
+            self.cx.scope_role = Role::Server;
+        } else if tokens_mention(&sig_tokens, "RoleClient") {
+            self.cx.scope_role = Role::Client;
+        }
+        let f = FnRef { attrs, sig, body, impl_trait: self.impl_trait.clone() };
+        for rule in self.rules {
+            rule.rust_fn(self.cx, &f);
+        }
+        saved
+    }
+
+    /// Offers every node of a JSON tree built from a `json!` body to the rules, then visits the
+    /// Rust expressions interpolated into it.
+    fn visit_json(&mut self, root: &JsonNode) {
+        let mut exprs: Vec<TokenStream> = Vec::new();
+        json::walk(root, |node, path| {
+            for rule in self.rules {
+                rule.json_node(self.cx, node, path);
+            }
+            if let JsonKind::Expr(tokens) = &node.kind {
+                exprs.push(tokens.clone());
+            }
+        });
+        for tokens in exprs {
+            if let Ok(expr) = syn::parse2::<syn::Expr>(tokens) {
+                self.visit_expr(&expr);
+            }
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for RuleVisitor<'_, '_> {
+    // Attributes hold doc comments and cfgs: nothing a rule should read as code.
+    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
+
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        let saved_role = self.cx.scope_role;
+        let saved_trait = self.impl_trait.take();
+        let trait_name = i.trait_.as_ref().and_then(|(_, p, _)| p.segments.last()).map(|s| s.ident.to_string());
+        let role = match trait_name.as_deref() {
+            Some(t) if t.starts_with("ServerHandler") => Role::Server,
+            Some(t) if t.starts_with("ClientHandler") => Role::Client,
+            _ if ["tool_router", "tool_handler", "prompt_router", "prompt_handler"]
+                .iter()
+                .any(|a| has_attr(&i.attrs, a)) =>
+            {
+                Role::Server
+            }
+            _ => saved_role,
+        };
+        self.cx.scope_role = role;
+        self.impl_trait = trait_name;
+        visit::visit_item_impl(self, i);
+        self.cx.scope_role = saved_role;
+        self.impl_trait = saved_trait;
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        // A free fn is not inside the impl that may enclose it lexically (it cannot be).
+        let saved_trait = self.impl_trait.take();
+        let saved = self.enter_fn(&f.attrs, &f.sig, &f.block);
+        visit::visit_item_fn(self, f);
+        self.cx.scope_role = saved;
+        self.impl_trait = saved_trait;
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        let saved = self.enter_fn(&f.attrs, &f.sig, &f.block);
+        visit::visit_impl_item_fn(self, f);
+        self.cx.scope_role = saved;
+    }
+
+    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        let saved = self.cx.scope_role;
+        if let Some(body) = &f.default {
+            self.enter_fn(&f.attrs, &f.sig, body);
+        }
+        visit::visit_trait_item_fn(self, f);
+        self.cx.scope_role = saved;
+    }
+
+    fn visit_expr_method_call(&mut self, e: &'ast syn::ExprMethodCall) {
+        for rule in self.rules {
+            rule.method_call(self.cx, e);
+        }
+        visit::visit_expr_method_call(self, e);
+    }
+
+    fn visit_expr_call(&mut self, e: &'ast syn::ExprCall) {
+        for rule in self.rules {
+            rule.call(self.cx, e);
+        }
+        visit::visit_expr_call(self, e);
+    }
+
+    fn visit_expr_path(&mut self, e: &'ast syn::ExprPath) {
+        for rule in self.rules {
+            rule.expr_path(self.cx, e);
+        }
+        visit::visit_expr_path(self, e);
+    }
+
+    fn visit_pat_tuple_struct(&mut self, p: &'ast syn::PatTupleStruct) {
+        for rule in self.rules {
+            rule.pat_path(self.cx, &p.path);
+        }
+        visit::visit_pat_tuple_struct(self, p);
+    }
+
+    fn visit_pat_struct(&mut self, p: &'ast syn::PatStruct) {
+        for rule in self.rules {
+            rule.pat_path(self.cx, &p.path);
+        }
+        visit::visit_pat_struct(self, p);
+    }
+
+    fn visit_pat(&mut self, p: &'ast syn::Pat) {
+        if let syn::Pat::Path(pp) = p {
+            for rule in self.rules {
+                rule.pat_path(self.cx, &pp.path);
+            }
+        }
+        visit::visit_pat(self, p);
+    }
+
+    fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
+        for rule in self.rules {
+            rule.struct_lit(self.cx, e);
+        }
+        visit::visit_expr_struct(self, e);
+    }
+
+    fn visit_lit_str(&mut self, l: &'ast syn::LitStr) {
+        for rule in self.rules {
+            rule.lit_str(self.cx, l);
+        }
+    }
+
+    fn visit_item_macro(&mut self, m: &'ast syn::ItemMacro) {
+        // A `macro_rules!` definition is a pattern language, not code: its body is not read.
+        if m.ident.is_none() {
+            self.visit_macro(&m.mac);
+        }
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        if name == "json" {
+            if let Some(root) = json::macro_body::parse_json_macro(m.tokens.clone(), self.cx.base) {
+                self.visit_json(&root);
+            }
+            return;
+        }
+        // Most macros take comma-separated expressions (format args, vec!, assert!, matches!'s
+        // scrutinee); others take statements. Whatever parses is visited like ordinary code.
+        let exprs = Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(m.tokens.clone());
+        if let Ok(exprs) = exprs {
+            for e in &exprs {
+                self.visit_expr(e);
+            }
+        } else if let Ok(stmts) = syn::Block::parse_within.parse2(m.tokens.clone()) {
+            for s in &stmts {
+                self.visit_stmt(s);
+            }
+        }
+    }
+}
+
+/// SDKs named by the file's `use` declarations (`use rmcp::…`, `use rust_mcp_sdk::…`).
+fn imported_sdks(file: &syn::File) -> Vec<Sdk> {
+    let mut out = Vec::new();
+    for item in &file.items {
+        if let syn::Item::Use(u) = item {
+            let root = match &u.tree {
+                syn::UseTree::Path(p) => p.ident.to_string(),
+                syn::UseTree::Name(n) => n.ident.to_string(),
+                syn::UseTree::Rename(r) => r.ident.to_string(),
+                _ => continue,
+            };
+            if let Some(sdk) = Sdk::from_use_root(&root)
+                && !out.contains(&sdk)
+            {
+                out.push(sdk);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,129 @@
+//! Files as read from disk, and the line index that turns byte offsets into 1-based lines and columns.
+
+use std::ops::Range;
+use std::path::PathBuf;
+
+/// One scanned file. `text` is the whole file as read (a BOM, if any, included), so every byte range
+/// in a diagnostic or an edit indexes into it directly.
+#[derive(Debug)]
+pub struct SourceFile {
+    /// The path used to read the file.
+    pub path: PathBuf,
+    /// The path as shown to users: as given on the command line, or relative to the current folder.
+    pub display: String,
+    pub text: String,
+    pub lines: LineIndex,
+}
+
+impl SourceFile {
+    pub fn new(path: PathBuf, display: String, text: String) -> Self {
+        let lines = LineIndex::new(&text);
+        SourceFile { path, display, text, lines }
+    }
+
+    /// What kind of file this is, by its name.
+    pub fn kind(&self) -> FileKind {
+        FileKind::of(&self.path)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    Rust,
+    Json,
+    /// JSON with comments and trailing commas.
+    Jsonc,
+    /// JSON Lines: one message per line (recorded transcripts).
+    Jsonl,
+}
+
+impl FileKind {
+    pub fn of(path: &std::path::Path) -> FileKind {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("rs") => FileKind::Rust,
+            Some("jsonc") => FileKind::Jsonc,
+            Some("jsonl") | Some("ndjson") => FileKind::Jsonl,
+            _ => FileKind::Json,
+        }
+    }
+
+    /// Whether the walker picks up files with this name.
+    pub fn is_scanned(path: &std::path::Path) -> bool {
+        matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("rs" | "json" | "jsonc" | "jsonl" | "ndjson")
+        )
+    }
+}
+
+/// A 1-based line and a 1-based column counted in Unicode scalar values (as rustc and SARIF's
+/// `unicodeCodePoints` count them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub struct LineCol {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// Byte offsets of line starts.
+#[derive(Debug)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(memchr_newlines(text.as_bytes()).map(|i| i + 1));
+        LineIndex { starts }
+    }
+
+    /// Line and column of a byte offset. Offsets past the end or inside a character are clamped to
+    /// the nearest valid position before them.
+    pub fn line_col(&self, text: &str, offset: usize) -> LineCol {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.starts.partition_point(|&s| s <= offset) - 1;
+        let column = text[self.starts[line]..offset].chars().count() + 1;
+        LineCol { line: line + 1, column }
+    }
+
+    /// Byte range of a 0-based line, without its line terminator.
+    pub fn line_range(&self, text: &str, line0: usize) -> Range<usize> {
+        let start = self.starts[line0];
+        let end = self.starts.get(line0 + 1).copied().unwrap_or(text.len());
+        let mut end = end;
+        let bytes = text.as_bytes();
+        while end > start && matches!(bytes[end - 1], b'\n' | b'\r') {
+            end -= 1;
+        }
+        start..end
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.starts.len()
+    }
+}
+
+fn memchr_newlines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    bytes.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_count_scalar_values() {
+        let text = "ab\néé x\r\nz";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.line_col(text, 0), LineCol { line: 1, column: 1 });
+        let x = text.find('x').unwrap();
+        assert_eq!(idx.line_col(text, x), LineCol { line: 2, column: 4 });
+        let z = text.find('z').unwrap();
+        assert_eq!(idx.line_col(text, z), LineCol { line: 3, column: 1 });
+        assert_eq!(idx.line_col(text, text.len() + 5), LineCol { line: 3, column: 2 });
+        assert_eq!(idx.line_range(text, 1), 3..9);
+    }
+}

@@ -1,0 +1,221 @@
+//! The CLI as users run it: exit codes, the JSON format's fields, bad input, discovery.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn mcp_lint() -> Command {
+    let mut cmd = Command::cargo_bin("mcp-lint").unwrap();
+    cmd.env("NO_COLOR", "1");
+    cmd
+}
+
+/// A server tool that asks the client for its roots: one `server-roots-request` finding.
+const SERVER_WITH_ROOTS: &str = r#"use rmcp::{RoleServer, service::RequestContext};
+
+struct Files;
+
+impl Files {
+    async fn list(&self, context: RequestContext<RoleServer>) -> usize {
+        let roots = context.peer.list_roots().await.unwrap();
+        roots.roots.len()
+    }
+}
+"#;
+
+const CLEAN: &str = "fn main() {\n    println!(\"hello\");\n}\n";
+
+fn write(dir: &Path, name: &str, text: &str) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn clean_tree_exits_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "src/main.rs", CLEAN);
+    mcp_lint().arg("check").arg(dir.path()).assert().code(0).stdout(predicate::str::contains("no findings"));
+}
+
+#[test]
+fn findings_exit_one_with_a_code_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "src/tools.rs", SERVER_WITH_ROOTS);
+    mcp_lint()
+        .arg("check")
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("error[server-roots-request]"))
+        .stdout(predicate::str::contains("src/tools.rs:7:"))
+        .stdout(predicate::str::contains("list_roots()"))
+        .stdout(predicate::str::contains("help:"));
+}
+
+#[test]
+fn json_format_has_the_contract_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "src/tools.rs", SERVER_WITH_ROOTS);
+    let out = mcp_lint().current_dir(dir.path()).args(["check", "--format", "json", "src"]).assert().code(1);
+    let findings: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let findings = findings.as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    let f = &findings[0];
+    assert_eq!(f["rule"], "server-roots-request");
+    assert_eq!(f["severity"], "error");
+    assert_eq!(f["path"], "src/tools.rs");
+    assert!(f["message"].as_str().unwrap().contains("2026-07-28"));
+    assert!(f["help"].is_string());
+    let start = SERVER_WITH_ROOTS.find("list_roots").unwrap();
+    let end = start + "list_roots()".len();
+    assert_eq!(f["byte_range"], serde_json::json!([start, end]));
+    assert_eq!(f["range"]["start"], serde_json::json!({"line": 7, "column": 34}));
+    assert_eq!(f["range"]["end"], serde_json::json!({"line": 7, "column": 46}));
+    assert!(f["fix"].is_null() || f["fix"]["edits"].is_array());
+}
+
+#[test]
+fn json_fix_field_carries_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "caps.json", "{\"capabilities\": {\"roots\": {\"listChanged\": true}}}\n");
+    let out = mcp_lint().current_dir(dir.path()).args(["check", "--format", "json", "caps.json"]).assert().code(1);
+    let findings: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let f = &findings[0];
+    assert_eq!(f["rule"], "roots-list-changed");
+    assert_eq!(f["fix"]["applicability"], "safe");
+    let edit = &f["fix"]["edits"][0];
+    let (s, e) = (edit["byte_range"][0].as_u64().unwrap() as usize, edit["byte_range"][1].as_u64().unwrap() as usize);
+    let text = "{\"capabilities\": {\"roots\": {\"listChanged\": true}}}\n";
+    let fixed = format!("{}{}{}", &text[..s], edit["replacement"].as_str().unwrap(), &text[e..]);
+    let v: Value = serde_json::from_str(&fixed).unwrap();
+    assert_eq!(v["capabilities"]["roots"], serde_json::json!({}));
+}
+
+#[test]
+fn missing_path_exits_two_and_still_checks_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "src/tools.rs", SERVER_WITH_ROOTS);
+    mcp_lint()
+        .arg("check")
+        .arg(dir.path().join("no-such-folder"))
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no-such-folder"))
+        .stdout(predicate::str::contains("server-roots-request"));
+}
+
+#[test]
+fn parse_errors_are_findings_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a/broken.rs", "fn list_roots( {\n");
+    write(dir.path(), "b/broken.json", "{\"roots\": {\"listChanged\": tru}}\n");
+    write(dir.path(), "c/tools.rs", SERVER_WITH_ROOTS);
+    let out = mcp_lint().arg("check").arg("--format").arg("json").arg(dir.path()).assert().code(1);
+    let findings: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let rules: Vec<&str> = findings.as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap()).collect();
+    assert_eq!(rules, ["parse-error", "parse-error", "server-roots-request"], "{findings:#}");
+}
+
+#[test]
+fn non_utf8_is_skipped_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bin.rs"), b"fn list_roots() {}\xff\xfe\n").unwrap();
+    mcp_lint()
+        .arg("check")
+        .arg(dir.path())
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("not valid UTF-8"));
+}
+
+#[test]
+fn deep_nesting_does_not_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let depth = 50_000;
+    write(dir.path(), "deep.rs", &format!("fn list_roots() {{ {}1{} }}\n", "(".repeat(depth), ")".repeat(depth)));
+    write(dir.path(), "deep.json", &format!("{}\"roots/list\"{}\n", "[".repeat(depth), "]".repeat(depth)));
+    let out = mcp_lint().arg("check").arg("--format").arg("json").arg(dir.path()).assert().code(1);
+    let findings: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert!(findings.as_array().unwrap().iter().all(|f| f["rule"] == "parse-error"));
+    assert_eq!(findings.as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn gitignore_target_and_git_are_not_scanned() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), ".gitignore", "generated/\n");
+    write(dir.path(), "generated/tools.rs", SERVER_WITH_ROOTS);
+    write(dir.path(), "target/debug/tools.rs", SERVER_WITH_ROOTS);
+    write(dir.path(), ".git/tools.rs", SERVER_WITH_ROOTS);
+    write(dir.path(), "src/main.rs", CLEAN);
+    mcp_lint().arg("check").arg(dir.path()).assert().code(0);
+    // Named explicitly, an ignored file is checked.
+    mcp_lint().arg("check").arg(dir.path().join("generated/tools.rs")).assert().code(1);
+}
+
+#[test]
+fn the_same_file_twice_is_reported_once() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "src/tools.rs", SERVER_WITH_ROOTS);
+    let out = mcp_lint()
+        .args(["check", "--format", "json"])
+        .arg(dir.path())
+        .arg(dir.path().join("src"))
+        .arg(dir.path().join("src/tools.rs"))
+        .assert()
+        .code(1);
+    let findings: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(findings.as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn rules_and_explain() {
+    mcp_lint()
+        .arg("rules")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("server-roots-request"))
+        .stdout(predicate::str::contains("roots-list-changed"))
+        .stdout(predicate::str::contains("inferred-client-capabilities"))
+        .stdout(predicate::str::contains("retry-reuses-request-id"));
+    mcp_lint()
+        .args(["explain", "retry-reuses-request-id"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::starts_with("# retry-reuses-request-id"));
+    mcp_lint().args(["explain", "no-such-rule"]).assert().code(2);
+}
+
+#[test]
+fn usage_errors_exit_two() {
+    mcp_lint().args(["check", "--select", "no-such-rule", "."]).assert().code(2);
+    mcp_lint().args(["check", "--format", "yaml"]).assert().code(2);
+    mcp_lint().arg("frobnicate").assert().code(2);
+}
+
+#[test]
+fn select_and_ignore() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "src/tools.rs", SERVER_WITH_ROOTS);
+    mcp_lint().args(["check", "--ignore", "server-roots-request"]).arg(dir.path()).assert().code(0);
+    mcp_lint().args(["check", "--select", "roots-list-changed"]).arg(dir.path()).assert().code(0);
+    mcp_lint().args(["check", "--select", "server-roots-request"]).arg(dir.path()).assert().code(1);
+}
+
+#[test]
+fn the_bundled_demo_shows_findings() {
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo");
+    let out = mcp_lint().args(["check", "--format", "json"]).arg(&demo).assert().code(1);
+    let findings: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let mut rules: Vec<&str> = findings.as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap()).collect();
+    rules.sort();
+    rules.dedup();
+    assert_eq!(
+        rules,
+        ["inferred-client-capabilities", "retry-reuses-request-id", "roots-list-changed", "server-roots-request"]
+    );
+}

@@ -1,0 +1,88 @@
+//! The fixture runner: every file under `fixtures/` is checked and its findings must match the
+//! expectations written beside it, exactly (no missing and no extra finding).
+//!
+//! - Rust: `//~ rule-name` at the end of the line where a finding starts; one marker per finding
+//!   (`//~ rule-a //~ rule-b` for two).
+//! - JSON (`.json`, `.jsonc`, `.jsonl`): a sidecar `<file>.expected` with one `LINE rule-name` per
+//!   finding (`#` comments allowed); no sidecar means no findings.
+//!
+//! Each file is checked twice, with the prefilter on and off, and both must agree: a trigger-word
+//! list can never silently hide a finding.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use mcp_lint::engine::{Options, check_paths};
+
+fn fixture_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for path in entries {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if path.is_dir() {
+            if name != "target" {
+                fixture_files(&path, out);
+            }
+        } else if mcp_lint::source::FileKind::is_scanned(&path) {
+            out.push(path);
+        }
+    }
+}
+
+/// Expected findings as (line, rule) → count.
+fn expected(path: &Path, text: &str) -> BTreeMap<(usize, String), usize> {
+    let mut out = BTreeMap::new();
+    if path.extension().is_some_and(|e| e == "rs") {
+        for (i, line) in text.lines().enumerate() {
+            for part in line.split("//~").skip(1) {
+                let rule = part.split_whitespace().next().expect("a rule name after //~");
+                *out.entry((i + 1, rule.to_owned())).or_insert(0) += 1;
+            }
+        }
+    } else {
+        let sidecar = PathBuf::from(format!("{}.expected", path.display()));
+        if let Ok(s) = std::fs::read_to_string(&sidecar) {
+            for line in s.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+                let mut words = line.split_whitespace();
+                let n: usize = words.next().unwrap().parse().expect("LINE rule-name");
+                let rule = words.next().expect("LINE rule-name");
+                *out.entry((n, rule.to_owned())).or_insert(0) += 1;
+            }
+        }
+    }
+    out
+}
+
+fn actual(path: &Path, prefilter: bool) -> BTreeMap<(usize, String), usize> {
+    let opts = Options { prefilter, threads: Some(1), ..Options::default() };
+    let result = check_paths(&[path.to_path_buf()], &opts);
+    assert!(result.unreadable.is_empty(), "{path:?} unreadable");
+    let mut out = BTreeMap::new();
+    for (report, d) in result.diagnostics() {
+        let line = report.file.lines.line_col(&report.file.text, d.range.start).line;
+        *out.entry((line, d.rule.to_owned())).or_insert(0) += 1;
+    }
+    out
+}
+
+#[test]
+fn every_fixture_has_exactly_its_expected_findings() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut files = Vec::new();
+    fixture_files(&root, &mut files);
+    assert!(files.len() >= 10, "fixtures are missing");
+    let mut failures = Vec::new();
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let want = expected(path, &text);
+        let got = actual(path, true);
+        if got != want {
+            failures.push(format!("{}:\n  expected {want:?}\n  found    {got:?}", path.display()));
+        }
+        let unfiltered = actual(path, false);
+        if unfiltered != got {
+            failures.push(format!("{}: the prefilter hides findings:\n  on  {got:?}\n  off {unfiltered:?}", path.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{} fixture(s) differ:\n{}", failures.len(), failures.join("\n"));
+}
