@@ -23,6 +23,8 @@ pub struct Cli {
 enum Command {
     /// Check files and folders (default: the current folder).
     Check(CheckArgs),
+    /// Apply fixes: safe ones by default, unsafe ones too with --unsafe-fixes.
+    Fix(FixArgs),
     /// List the rules.
     Rules,
     /// Print a rule's page: what it finds, why, and how to migrate.
@@ -56,6 +58,33 @@ struct CheckArgs {
     max_file_size: u64,
 }
 
+#[derive(clap::Args)]
+struct FixArgs {
+    /// Files and folders to fix (default: the current folder).
+    paths: Vec<PathBuf>,
+    /// Also apply unsafe fixes (they change behaviour or a public contract, e.g. a tool's input schema).
+    #[arg(long)]
+    unsafe_fixes: bool,
+    /// Write nothing; print the unified diff of what would change, and exit 1 if anything would.
+    #[arg(long)]
+    diff: bool,
+    /// Write files that have uncommitted changes in their git work tree.
+    #[arg(long)]
+    allow_dirty: bool,
+    /// Write files that are not in any git work tree.
+    #[arg(long)]
+    allow_no_vcs: bool,
+    /// Only these rules (comma-separated names).
+    #[arg(long, value_delimiter = ',')]
+    select: Vec<String>,
+    /// Not these rules (comma-separated names).
+    #[arg(long, value_delimiter = ',')]
+    ignore: Vec<String>,
+    /// Skip files larger than this many bytes, with a note.
+    #[arg(long, default_value_t = 10 * 1024 * 1024)]
+    max_file_size: u64,
+}
+
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -66,6 +95,7 @@ pub fn main() -> ExitCode {
     };
     match cli.command {
         Command::Check(args) => check(args),
+        Command::Fix(args) => crate::fix::cli::run(args.into()),
         Command::Rules => {
             let mut out = std::io::stdout().lock();
             for meta in rules::all_meta() {
@@ -86,7 +116,7 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn selected_rules(select: &[String], ignore: &[String]) -> Result<Vec<&'static dyn Rule>, String> {
+pub(crate) fn selected_rules(select: &[String], ignore: &[String]) -> Result<Vec<&'static dyn Rule>, String> {
     for name in select.iter().chain(ignore) {
         if rules::find(name).is_none() {
             return Err(format!("unknown rule `{name}`; `mcp-lint rules` lists them"));
@@ -144,5 +174,20 @@ fn check(args: CheckArgs) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+impl From<FixArgs> for crate::fix::cli::FixRequest {
+    fn from(a: FixArgs) -> Self {
+        crate::fix::cli::FixRequest {
+            paths: if a.paths.is_empty() { vec![PathBuf::from(".")] } else { a.paths },
+            unsafe_fixes: a.unsafe_fixes,
+            diff: a.diff,
+            allow_dirty: a.allow_dirty,
+            allow_no_vcs: a.allow_no_vcs,
+            select: a.select,
+            ignore: a.ignore,
+            max_file_size: a.max_file_size,
+        }
     }
 }

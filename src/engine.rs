@@ -65,12 +65,7 @@ pub fn check_paths(paths: &[PathBuf], opts: &Options) -> RunResult {
     let found = discover(paths);
     let prefilter = Prefilter::new(&opts.rules, opts.prefilter);
     let contexts = CrateContexts::default();
-    let mut builder = rayon::ThreadPoolBuilder::new().stack_size(64 << 20);
-    if let Some(n) = opts.threads {
-        builder = builder.num_threads(n);
-    }
-    let pool = builder.build().expect("a thread pool");
-    let outcomes: Vec<Outcome> = pool.install(|| {
+    let outcomes: Vec<Outcome> = thread_pool(opts).install(|| {
         found
             .files
             .par_iter()
@@ -95,24 +90,36 @@ pub fn check_paths(paths: &[PathBuf], opts: &Options) -> RunResult {
     result
 }
 
-fn check_path(path: &Path, shown: &str, prefilter: &Prefilter, contexts: &CrateContexts, opts: &Options) -> Outcome {
-    let skip = |message: String| Outcome::Skipped(Note { path: shown.to_owned(), message });
+/// The worker pool: a large stack per worker, because `syn` recurses per nesting level.
+pub fn thread_pool(opts: &Options) -> rayon::ThreadPool {
+    let mut builder = rayon::ThreadPoolBuilder::new().stack_size(64 << 20);
+    if let Some(n) = opts.threads {
+        builder = builder.num_threads(n);
+    }
+    builder.build().expect("a thread pool")
+}
+
+/// Reads a file as UTF-8 text within the size limit, or says why it is skipped.
+pub fn read_text(path: &Path, shown: &str, max_file_size: u64) -> Result<String, Note> {
+    let skip = |message: String| Note { path: shown.to_owned(), message };
     match std::fs::metadata(path) {
-        Ok(m) if m.len() > opts.max_file_size => {
-            return skip(format!("larger than {} bytes ({} bytes); skipped", opts.max_file_size, m.len()));
+        Ok(m) if m.len() > max_file_size => {
+            return Err(skip(format!("larger than {max_file_size} bytes ({} bytes); skipped", m.len())));
         }
         Ok(_) => {}
-        Err(e) => return skip(format!("cannot read: {}", io_reason(&e))),
+        Err(e) => return Err(skip(format!("cannot read: {}", io_reason(&e)))),
     }
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) => return skip(format!("cannot read: {}", io_reason(&e))),
-    };
-    let scan = prefilter.scan(&bytes);
-    let text = match String::from_utf8(bytes) {
+    let bytes = std::fs::read(path).map_err(|e| skip(format!("cannot read: {}", io_reason(&e))))?;
+    String::from_utf8(bytes)
+        .map_err(|e| skip(format!("not valid UTF-8 (at byte {}); skipped", e.utf8_error().valid_up_to())))
+}
+
+fn check_path(path: &Path, shown: &str, prefilter: &Prefilter, contexts: &CrateContexts, opts: &Options) -> Outcome {
+    let text = match read_text(path, shown, opts.max_file_size) {
         Ok(t) => t,
-        Err(e) => return skip(format!("not valid UTF-8 (at byte {}); skipped", e.utf8_error().valid_up_to())),
+        Err(note) => return Outcome::Skipped(note),
     };
+    let scan = prefilter.scan(text.as_bytes());
     if scan.active.is_empty() {
         return Outcome::Checked { report: None, parsed: false };
     }

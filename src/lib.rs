@@ -10,6 +10,7 @@ pub mod cx;
 pub mod diagnostic;
 pub mod discover;
 pub mod engine;
+pub mod fix;
 pub mod json;
 pub mod prefilter;
 pub mod report;

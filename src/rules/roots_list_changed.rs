@@ -1,22 +1,384 @@
-//! `roots-list-changed`: placeholder until the rule is written.
+//! `roots-list-changed`: the `listChanged` flag of the roots capability and the
+//! `notifications/roots/list_changed` notification, both removed in MCP 2026-07-28 (C12: the roots
+//! capability is now `{}`, roots are fetched on demand).
+//!
+//! Four shapes, each from its own hook:
+//! - declaring the flag: rmcp's `.enable_roots_list_changed()` (`method_call`), a roots capability
+//!   struct literal with `list_changed` set (`struct_lit`), JSON `"roots": {"listChanged": true}`
+//!   (`json_node`, files and `json!` bodies);
+//! - the wire string `notifications/roots/list_changed` (and ultrafast-mcp's non-standard
+//!   `notifications/roots/listChanged`) in code (`lit_str`) or JSON (`json_node`);
+//! - SDK spellings of sending or matching the notification: `notify_roots_list_changed()`,
+//!   `send_roots_list_changed()` (`method_call`), `ClientNotification::RootsListChangedNotification`
+//!   and friends (`expr_path`, `pat_path`);
+//! - handler overrides `on_roots_list_changed` / `handle_roots_list_changed_notification` (`rust_fn`).
+
+use std::ops::Range;
 
 use crate::context::Impact;
-use crate::rules::{Rule, RuleMeta};
+use crate::cx::Cx;
+use crate::diagnostic::{Applicability, Edit, Fix};
+use crate::json::{JsonKind, JsonMember, JsonNode, Step};
+use crate::rules::{FnRef, Rule, RuleMeta};
+use crate::rust::syntax::{chain_link_range, last_ident, method_call_range, path_ends_with};
 
 pub struct RootsListChanged;
 
 static META: RuleMeta = RuleMeta {
     name: "roots-list-changed",
-    summary: "TODO",
+    summary: "`roots.listChanged` and `notifications/roots/list_changed` were removed in MCP 2026-07-28",
     impact: Impact::Removed,
-    triggers: &["TODO_NEVER_MATCHES"],
-    help: None,
-    fixable: false,
+    // Every finding needs one of these: the builder, handler and sender names contain `list_changed`
+    // (`enable_roots_list_changed`, `on_roots_list_changed`, …), as do the struct field, the JSON
+    // snake-case key and the wire string; the JSON key and the non-standard wire string contain
+    // `listChanged`; the SDK type and variant names contain `RootsListChanged`.
+    triggers: &["list_changed", "listChanged", "RootsListChanged"],
+    help: Some(
+        "2026-07-28 clients declare roots as `\"roots\": {}` and never send `notifications/roots/list_changed`; \
+         servers fetch roots when they need them (a `roots/list` input request of an `InputRequiredResult`)",
+    ),
+    fixable: true,
     doc: include_str!("../../rules/roots-list-changed.md"),
 };
+
+/// The notification's method, and the non-standard spelling ultrafast-mcp sends.
+const WIRE_METHOD: &str = "notifications/roots/list_changed";
+const WIRE_METHOD_CAMEL: &str = "notifications/roots/listChanged";
+
+/// Roots capability structs across SDKs (rmcp, turbomcp, turul, pmcp: `RootsCapabilities`;
+/// ultrafast-mcp, fastmcp, mcpr: `RootsCapability`; mcp-core, async-mcp: `RootCapabilities`;
+/// rust-mcp-schema: `ClientRoots`; mcp-attr: `ClientCapabilitiesRoots`).
+const ROOTS_STRUCTS: &[&str] =
+    &["RootsCapabilities", "RootsCapability", "RootCapabilities", "ClientRoots", "ClientCapabilitiesRoots"];
+
+const HELP_HANDLER: &str = "2026-07-28 clients never send this notification: fetch roots when a request needs them \
+     (a `roots/list` input request of an `InputRequiredResult`) instead of caching them and refreshing here, \
+     or better, take paths as tool parameters (roots are deprecated)";
+const HELP_SEND: &str = "stop sending it: 2026-07-28 servers ask for roots when they need them (a `roots/list` \
+     input request of an `InputRequiredResult`), so there is nothing to announce";
 
 impl Rule for RootsListChanged {
     fn meta(&self) -> &'static RuleMeta {
         &META
     }
+
+    fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall) {
+        let name = call.method.to_string();
+        match name.as_str() {
+            "enable_roots_list_changed" if call.args.is_empty() => {
+                let range = method_call_range(cx, call);
+                let delete = builder_link_range(cx, call);
+                cx.report(
+                    &META,
+                    range,
+                    "`enable_roots_list_changed()` declares `roots.listChanged`, which was removed in MCP 2026-07-28",
+                    "declares a removed capability flag",
+                )
+                .help("drop the call: the 2026-07-28 roots capability is `{}` (keep `.enable_roots()` while you still serve roots)")
+                .fix(Fix {
+                    title: "remove `.enable_roots_list_changed()`".into(),
+                    applicability: Applicability::Safe,
+                    edits: vec![Edit::delete(delete)],
+                });
+            }
+            "notify_roots_list_changed" | "send_roots_list_changed" => {
+                let range = method_call_range(cx, call);
+                cx.report(
+                    &META,
+                    range,
+                    format!(
+                        "`{name}()` sends `notifications/roots/list_changed`, which was removed in MCP 2026-07-28"
+                    ),
+                    "sends a removed notification",
+                )
+                .help(HELP_SEND);
+            }
+            _ => {}
+        }
+    }
+
+    fn expr_path(&self, cx: &mut Cx, path: &syn::ExprPath) {
+        // A callee (`ClientNotification::RootsListChangedNotification(..)`) is an expression path
+        // too, so this one hook covers construction without a second finding from `call`.
+        self.sdk_path(cx, &path.path);
+    }
+
+    fn pat_path(&self, cx: &mut Cx, path: &syn::Path) {
+        // A unit pattern path is also offered to `expr_path`; both report the same range, which
+        // the engine deduplicates.
+        self.sdk_path(cx, path);
+    }
+
+    fn struct_lit(&self, cx: &mut Cx, lit: &syn::ExprStruct) {
+        let Some(ty) = last_ident(&lit.path) else { return };
+        if !ROOTS_STRUCTS.contains(&ty.as_str()) {
+            return;
+        }
+        for field in &lit.fields {
+            let syn::Member::Named(ident) = &field.member else { continue };
+            if ident != "list_changed" {
+                continue;
+            }
+            let declared = declared_value(&field.expr);
+            if declared == Declared::Off {
+                continue;
+            }
+            let range = cx.node_range(field);
+            let value = cx.node_range(&field.expr);
+            let message = format!("`list_changed` on `{ty}` declares `roots.listChanged`, which was removed in MCP 2026-07-28");
+            let d = cx.report(&META, range, message, "declares a removed capability flag");
+            // `Some(..)` → `None` keeps an `Option<bool>` field's type; a bare `true` → `false` keeps a
+            // `bool` field's (pmcp, fastmcp). Anything else (a variable, shorthand) is left to a person.
+            match (declared, field.colon_token.is_some()) {
+                (Declared::Some, true) => {
+                    d.help("set it to `None`: the 2026-07-28 roots capability is `{}`").fix(Fix {
+                        title: "set `list_changed` to `None`".into(),
+                        applicability: Applicability::Safe,
+                        edits: vec![Edit::replace(value, "None")],
+                    });
+                }
+                (Declared::True, true) => {
+                    d.help("set it to `false`: the 2026-07-28 roots capability is `{}`").fix(Fix {
+                        title: "set `list_changed` to `false`".into(),
+                        applicability: Applicability::Safe,
+                        edits: vec![Edit::replace(value, "false")],
+                    });
+                }
+                _ => {
+                    d.help("stop setting it (`None` or `false`): the 2026-07-28 roots capability is `{}`");
+                }
+            }
+        }
+    }
+
+    fn lit_str(&self, cx: &mut Cx, lit: &syn::LitStr) {
+        let value = lit.value();
+        if value == WIRE_METHOD || value == WIRE_METHOD_CAMEL {
+            let range = cx.node_range(lit);
+            report_wire(cx, range, &value);
+        }
+    }
+
+    fn json_node(&self, cx: &mut Cx, node: &JsonNode, path: &[Step]) {
+        match &node.kind {
+            JsonKind::String(s) if s == WIRE_METHOD || s == WIRE_METHOD_CAMEL => {
+                let range = node.range.clone();
+                report_wire(cx, range, s);
+            }
+            // The roots capability object: `"roots": { "listChanged": true }`. Findings are made
+            // here rather than on the member so the fix can see the neighbouring members.
+            JsonKind::Object(members) if path.last() == Some(&Step::Key("roots")) => {
+                for (i, m) in members.iter().enumerate() {
+                    if (m.key == "listChanged" || m.key == "list_changed") && m.value.as_bool() == Some(true) {
+                        let edits = json_member_delete(cx.file.text.as_str(), node, members, i);
+                        cx.report(
+                            &META,
+                            m.range.clone(),
+                            format!("`roots.{}` was removed in MCP 2026-07-28: the roots capability is now `{{}}`", m.key),
+                            "removed capability flag",
+                        )
+                        .help("remove the member: clients declare roots as `\"roots\": {}` and no longer send `notifications/roots/list_changed`")
+                        .fix(Fix {
+                            title: format!("remove `{}` from the roots capability", m.key),
+                            applicability: Applicability::Safe,
+                            edits,
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
+        // Only overrides in a trait impl: a free fn or inherent method of that name is the user's own.
+        let Some(trait_name) = &f.impl_trait else { return };
+        let name = f.sig.ident.to_string();
+        if name != "on_roots_list_changed" && name != "handle_roots_list_changed_notification" {
+            return;
+        }
+        let range = cx.node_range(&f.sig.ident);
+        cx.report(
+            &META,
+            range,
+            format!(
+                "`{trait_name}::{name}` handles `notifications/roots/list_changed`, which was removed in MCP 2026-07-28"
+            ),
+            "never called by 2026-07-28 clients",
+        )
+        .help(HELP_HANDLER);
+    }
+}
+
+impl RootsListChanged {
+    /// SDK names of the notification: rmcp's and rust-mcp-sdk's `ClientNotification::RootsListChangedNotification`,
+    /// pmcp's `ClientNotification::RootsListChanged`, rmcp's method type `RootsListChangedNotificationMethod`.
+    fn sdk_path(&self, cx: &mut Cx, path: &syn::Path) {
+        let hit = path_ends_with(path, &["ClientNotification", "RootsListChangedNotification"])
+            || path_ends_with(path, &["ClientNotification", "RootsListChanged"]);
+        let method_type = path.segments.iter().position(|s| s.ident == "RootsListChangedNotificationMethod");
+        let range = match (hit, method_type) {
+            (true, _) => cx.node_range(path),
+            // `RootsListChangedNotificationMethod` or `RootsListChangedNotificationMethod::VALUE`:
+            // point at the type segment and what follows it.
+            (false, Some(i)) => cx.span_range(path.segments[i].ident.span()).start..cx.node_range(path).end,
+            (false, None) => return,
+        };
+        let shown = cx.text(range.clone()).split_whitespace().collect::<String>();
+        cx.report(
+            &META,
+            range,
+            format!("`{shown}` is `notifications/roots/list_changed`, which was removed in MCP 2026-07-28"),
+            "removed notification",
+        )
+        .help(
+            "2026-07-28 clients never send this notification: drop the arm or the send; servers fetch roots \
+             when they need them (a `roots/list` input request of an `InputRequiredResult`)",
+        );
+    }
+}
+
+fn report_wire(cx: &mut Cx, range: Range<usize>, value: &str) {
+    let message = if value == WIRE_METHOD {
+        "`notifications/roots/list_changed` was removed in MCP 2026-07-28".to_string()
+    } else {
+        "`notifications/roots/listChanged` (a non-standard spelling of `notifications/roots/list_changed`) \
+         names a notification removed in MCP 2026-07-28"
+            .to_string()
+    };
+    cx.report(&META, range, message, "removed notification").help(
+        "remove it: 2026-07-28 clients do not send this notification and servers do not receive it; \
+         servers fetch roots when they need them (a `roots/list` input request of an `InputRequiredResult`)",
+    );
+}
+
+/// What a `list_changed` value declares.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Declared {
+    /// `None`, `false`, `Some(false)`: nothing; not reported.
+    Off,
+    /// `Some(..)` other than `Some(false)`.
+    Some,
+    /// A bare `true`.
+    True,
+    /// A variable, a call, shorthand: may be on.
+    Unknown,
+}
+
+fn declared_value(expr: &syn::Expr) -> Declared {
+    match strip(expr) {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }) => {
+            if b.value {
+                Declared::True
+            } else {
+                Declared::Off
+            }
+        }
+        syn::Expr::Path(p) if p.path.is_ident("None") || path_ends_with(&p.path, &["Option", "None"]) => Declared::Off,
+        syn::Expr::Call(c)
+            if c.args.len() == 1
+                && matches!(strip(&c.func), syn::Expr::Path(p) if p.path.is_ident("Some") || path_ends_with(&p.path, &["Option", "Some"])) =>
+        {
+            match strip(&c.args[0]) {
+                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }) if !b.value => Declared::Off,
+                _ => Declared::Some,
+            }
+        }
+        _ => Declared::Unknown,
+    }
+}
+
+fn strip(expr: &syn::Expr) -> &syn::Expr {
+    match expr {
+        syn::Expr::Paren(p) => strip(&p.expr),
+        syn::Expr::Group(g) => strip(&g.expr),
+        e => e,
+    }
+}
+
+/// The range that removes `.enable_roots_list_changed()` from a chain: from the end of the
+/// receiver, so the line break and indentation before the `.` go too. When a comment sits between
+/// the receiver and the `.` (it belongs to the previous link), only the link's own line goes.
+fn builder_link_range(cx: &Cx, call: &syn::ExprMethodCall) -> Range<usize> {
+    let full = chain_link_range(cx, call);
+    let dot = cx.span_range(call.dot_token.span).start;
+    let gap = cx.text(full.start..dot);
+    if !gap.contains("//") && !gap.contains("/*") {
+        return full;
+    }
+    let text = cx.file.text.as_str();
+    let line_start = text[..dot].rfind('\n').map_or(0, |i| i + 1);
+    if text[line_start..dot].trim().is_empty() {
+        // Take the preceding line break too, so no blank line is left.
+        let start = if line_start > 0 && text.as_bytes()[line_start - 1] == b'\n' {
+            let crlf = line_start >= 2 && text.as_bytes()[line_start - 2] == b'\r';
+            line_start - 1 - crlf as usize
+        } else {
+            line_start
+        };
+        start.max(full.start)..full.end
+    } else {
+        dot..full.end
+    }
+}
+
+/// Edits that delete member `i` of `obj` together with the comma that separates it from a
+/// neighbour, keeping comments and the layout of the other members. `text` is the whole file.
+fn json_member_delete(text: &str, obj: &JsonNode, members: &[JsonMember], i: usize) -> Vec<Edit> {
+    let m = &members[i];
+    let after = skip_ws(text, m.range.end);
+    let trailing_comma = text.as_bytes().get(after) == Some(&b',');
+    let others = members.len() > 1;
+
+    if !others {
+        // The only member: when nothing but whitespace (and a trailing comma) surrounds it, empty
+        // the braces entirely so the result reads `"roots": {}`.
+        let inner = obj.range.start + 1..obj.range.end.saturating_sub(1);
+        let end = if trailing_comma { after + 1 } else { m.range.end };
+        let around_empty = text.get(inner.start..m.range.start).is_some_and(|s| s.trim().is_empty())
+            && text.get(end..inner.end).is_some_and(|s| s.trim().is_empty());
+        if around_empty && inner.start <= inner.end {
+            return vec![Edit::delete(inner)];
+        }
+        return vec![Edit::delete(tidy_lines(text, m.range.start..end))];
+    }
+    if trailing_comma {
+        // `"listChanged": true,` followed by another member (or a trailing comma in JSONC):
+        // delete the member and its comma.
+        return vec![Edit::delete(tidy_lines(text, m.range.start..after + 1))];
+    }
+    // The last member, without a comma after it: delete the comma after the previous member and
+    // the member itself (comments between them stay).
+    let prev = &members[i - 1];
+    let comma = skip_ws(text, prev.range.end);
+    let member = tidy_lines(text, m.range.start..m.range.end);
+    if text.as_bytes().get(comma) == Some(&b',') && comma < member.start {
+        if text[comma + 1..member.start].trim().is_empty() {
+            return vec![Edit::delete(comma..member.end)];
+        }
+        return vec![Edit::delete(comma..comma + 1), Edit::delete(member)];
+    }
+    vec![Edit::delete(prev.range.end..m.range.end)]
+}
+
+/// Widens a deletion to whole lines when it alone occupies them (indentation before, line break
+/// after), else to the spaces that follow it on its line, so no blank line or double space is left.
+fn tidy_lines(text: &str, range: Range<usize>) -> Range<usize> {
+    let line_start = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
+    let rest = &text[range.end..];
+    let line_end = rest.find('\n').map_or(text.len(), |i| range.end + i);
+    let before_blank = text[line_start..range.start].trim().is_empty();
+    let after_blank = text[range.end..line_end].trim().is_empty();
+    if before_blank && after_blank && line_end < text.len() {
+        line_start..line_end + 1
+    } else {
+        let spaces = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+        range.start..range.end + spaces
+    }
+}
+
+/// The first byte at or after `at` that is not whitespace.
+fn skip_ws(text: &str, at: usize) -> usize {
+    let rest = text.get(at..).unwrap_or("");
+    at + (rest.len() - rest.trim_start().len())
 }

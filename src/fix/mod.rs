@@ -1,0 +1,229 @@
+//! `mcp-lint fix`: apply the rules' fixes without ever leaving a file broken or half-written.
+//!
+//! Per file: check, take the applicable fixes whose edits do not overlap, apply them, check again,
+//! and repeat (bounded) until nothing more applies. The result must parse, or the file's whole
+//! change is dropped and reported. Writes are atomic (`write`), and refused for files with
+//! uncommitted changes unless told otherwise (`vcs`).
+
+pub mod cli;
+pub mod vcs;
+pub mod write;
+
+use std::ops::Range;
+use std::path::PathBuf;
+
+use crate::context::{CrateContext, Role};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
+use crate::engine::check_file;
+use crate::json::parse::parse_json_file;
+use crate::rules::Rule;
+use crate::rust::parse::parse_rust;
+use crate::source::{FileKind, SourceFile};
+
+/// How many check-and-apply rounds one file gets; fixes that keep producing new fixes stop here.
+pub const MAX_PASSES: usize = 10;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Safe fixes only (the default).
+    Safe,
+    /// Safe and unsafe fixes (`--unsafe-fixes`).
+    Unsafe,
+}
+
+impl Mode {
+    fn applies(self, fix: &Fix) -> bool {
+        match fix.applicability {
+            Applicability::Safe => true,
+            Applicability::Unsafe => self == Mode::Unsafe,
+            Applicability::DisplayOnly => false,
+        }
+    }
+}
+
+/// What fixing one file produced, before anything is written.
+#[derive(Debug)]
+pub struct FileFix {
+    pub path: PathBuf,
+    pub display: String,
+    pub original: String,
+    pub fixed: String,
+    /// The fixes applied: rule, title, applicability.
+    pub applied: Vec<(&'static str, String, Applicability)>,
+    /// Findings left after fixing, with why each was left.
+    pub remaining: Vec<(Diagnostic, &'static str)>,
+    /// Set when the change was dropped because the result did not parse.
+    pub dropped: Option<String>,
+}
+
+impl FileFix {
+    pub fn changed(&self) -> bool {
+        self.dropped.is_none() && self.fixed != self.original
+    }
+}
+
+/// Fixes one file's text in memory.
+pub fn fix_text(
+    path: PathBuf,
+    display: String,
+    original: String,
+    crate_ctx: &CrateContext,
+    rules: &[&'static dyn Rule],
+    role: Role,
+    mode: Mode,
+) -> FileFix {
+    let kind = FileKind::of(&path);
+    let line_ending = if original.contains("\r\n") { "\r\n" } else { "\n" };
+    let mut text = original.clone();
+    let mut applied = Vec::new();
+    let check = |text: &str| check_file(&SourceFile::new(path.clone(), display.clone(), text.to_owned()), crate_ctx, rules, role);
+    for _ in 0..MAX_PASSES {
+        let last = check(&text);
+        let mut taken: Vec<Range<usize>> = Vec::new();
+        let mut edits: Vec<Edit> = Vec::new();
+        for d in &last {
+            let Some(fix) = d.fix.as_ref().filter(|f| mode.applies(f)) else { continue };
+            if fix.edits.iter().any(|e| taken.iter().any(|t| overlaps(t, &e.byte_range))) {
+                continue; // the next pass gets it
+            }
+            taken.extend(fix.edits.iter().map(|e| e.byte_range.clone()));
+            edits.extend(fix.edits.iter().cloned());
+            applied.push((d.rule, fix.title.clone(), fix.applicability));
+        }
+        if edits.is_empty() {
+            break;
+        }
+        let next = apply_edits(&text, &edits, line_ending);
+        if next == text {
+            break;
+        }
+        text = next;
+    }
+    let mut dropped = None;
+    if text != original
+        && let Err(why) = still_parses(kind, &text)
+    {
+        dropped = Some(why);
+        text = original.clone();
+        applied.clear();
+    }
+    let remaining = check(&text)
+        .into_iter()
+        .map(|d| {
+            let why = match &d.fix {
+                None => "no automatic fix; needs a person",
+                Some(f) if f.applicability == Applicability::Unsafe && mode == Mode::Safe => {
+                    "unsafe fix: pass --unsafe-fixes to apply it"
+                }
+                Some(f) if f.applicability == Applicability::DisplayOnly => "suggestion only; needs a person",
+                Some(_) if dropped.is_some() => "its fix was dropped: the result did not parse",
+                Some(_) => "its fix did not converge within the pass limit",
+            };
+            (d, why)
+        })
+        .collect();
+    FileFix { path, display, original, fixed: text, applied, remaining, dropped }
+}
+
+/// Two ranges overlap, or touch at an insertion point (two inserts at one offset would be ambiguous).
+fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
+    a.start < b.end && b.start < a.end || (a.is_empty() || b.is_empty()) && a.start.max(b.start) <= a.end.min(b.end)
+}
+
+/// Applies non-overlapping edits to `text`; inserted line breaks follow the file's line endings.
+pub fn apply_edits(text: &str, edits: &[Edit], line_ending: &str) -> String {
+    let mut sorted: Vec<&Edit> = edits.iter().collect();
+    sorted.sort_by_key(|e| (e.byte_range.start, e.byte_range.end));
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for e in sorted {
+        if e.byte_range.start < at || e.byte_range.end > text.len() {
+            continue;
+        }
+        out.push_str(&text[at..e.byte_range.start]);
+        if line_ending == "\r\n" {
+            out.push_str(&e.replacement.replace("\r\n", "\n").replace('\n', "\r\n"));
+        } else {
+            out.push_str(&e.replacement);
+        }
+        at = e.byte_range.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// The fixed text must parse as what it is, or nothing of it is written.
+fn still_parses(kind: FileKind, text: &str) -> Result<(), String> {
+    match kind {
+        FileKind::Rust => {
+            let result = parse_rust(text).map(|_| ()).map_err(|e| format!("the fixed file does not parse: {}", e.message));
+            proc_macro2::extra::invalidate_current_thread_spans();
+            result
+        }
+        _ => match parse_json_file(text, kind).errors.first() {
+            Some(e) => Err(format!("the fixed file does not parse: {}", e.message)),
+            None => Ok(()),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edits_apply_in_order_and_keep_crlf() {
+        let text = "a\r\nb\r\nc";
+        let edits = [Edit::replace(0..1, "x\ny"), Edit::delete(3..6)];
+        assert_eq!(apply_edits(text, &edits, "\r\n"), "x\r\ny\r\nc");
+    }
+
+    #[test]
+    fn overlapping_ranges() {
+        assert!(overlaps(&(0..3), &(2..4)));
+        assert!(!overlaps(&(0..2), &(2..4)));
+        assert!(overlaps(&(2..2), &(2..2)));
+        assert!(overlaps(&(2..2), &(1..3)));
+    }
+}
+
+/// The fixes of a whole run, computed in parallel, before anything is written.
+pub struct FixRun {
+    pub files: Vec<FileFix>,
+    pub notes: Vec<crate::diagnostic::Note>,
+    pub unreadable: Vec<crate::diagnostic::Note>,
+}
+
+pub fn fix_paths(paths: &[PathBuf], opts: &crate::engine::Options, mode: Mode) -> FixRun {
+    use rayon::prelude::*;
+
+    let found = crate::discover::discover(paths);
+    let prefilter = crate::prefilter::Prefilter::new(&opts.rules, opts.prefilter);
+    let contexts = crate::context::CrateContexts::default();
+    let results: Vec<Result<Option<FileFix>, crate::diagnostic::Note>> = crate::engine::thread_pool(opts).install(|| {
+        found
+            .files
+            .par_iter()
+            .with_max_len(1)
+            .map(|(path, shown)| {
+                let text = crate::engine::read_text(path, shown, opts.max_file_size)?;
+                let scan = prefilter.scan(text.as_bytes());
+                if scan.active.is_empty() {
+                    return Ok(None);
+                }
+                let crate_ctx = contexts.for_file(path);
+                Ok(Some(fix_text(path.clone(), shown.clone(), text, &crate_ctx, &scan.active, scan.role, mode)))
+            })
+            .collect()
+    });
+    let mut run = FixRun { files: Vec::new(), notes: found.notes, unreadable: found.unreadable };
+    for r in results {
+        match r {
+            Ok(Some(f)) => run.files.push(f),
+            Ok(None) => {}
+            Err(note) => run.notes.push(note),
+        }
+    }
+    run.files.sort_by(|a, b| a.display.cmp(&b.display));
+    run
+}

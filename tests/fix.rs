@@ -1,0 +1,133 @@
+//! `mcp-lint fix` as users run it: what it writes, what it refuses, and that a second run is a no-op.
+
+use std::path::Path;
+use std::process::Command as Std;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn mcp_lint(dir: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("mcp-lint").unwrap();
+    cmd.current_dir(dir).env("NO_COLOR", "1");
+    cmd
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Std::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .output()
+        .unwrap()
+        .status
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+/// A git work tree with these files committed.
+fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-qm", "init"]);
+    dir
+}
+
+const CAPS: &str = "{\n  \"capabilities\": {\n    \"roots\": { \"listChanged\": true },\n    \"tools\": { \"listChanged\": true }\n  }\n}\n";
+
+const CLIENT: &str = r#"use rmcp::model::{ClientCapabilities, ClientInfo};
+
+fn client_info() -> ClientInfo {
+    let capabilities = ClientCapabilities::builder()
+        .enable_roots()
+        .enable_roots_list_changed()
+        .build();
+    ClientInfo { capabilities, ..Default::default() }
+}
+"#;
+
+#[test]
+fn fixes_json_and_rust_then_is_a_no_op() {
+    let dir = repo(&[("client-capabilities.json", CAPS), ("src/client.rs", CLIENT)]);
+    mcp_lint(dir.path()).args(["fix", "."]).assert().code(0).stderr(predicate::str::contains("fixed 2 finding(s) in 2 file(s)"));
+    let json = std::fs::read_to_string(dir.path().join("client-capabilities.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["capabilities"]["roots"], serde_json::json!({}));
+    assert_eq!(v["capabilities"]["tools"]["listChanged"], true);
+    let rust = std::fs::read_to_string(dir.path().join("src/client.rs")).unwrap();
+    assert!(!rust.contains("enable_roots_list_changed"));
+    assert!(rust.contains(".enable_roots()\n        .build()"), "{rust}");
+    syn::parse_file(&rust).unwrap();
+
+    git(dir.path(), &["commit", "-qam", "fixed"]);
+    mcp_lint(dir.path()).args(["fix", "."]).assert().code(0).stderr(predicate::str::contains("fixed 0 finding(s)"));
+    mcp_lint(dir.path()).args(["check", "."]).assert().code(0);
+}
+
+#[test]
+fn diff_shows_exactly_what_fix_writes_and_writes_nothing() {
+    let dir = repo(&[("src/client.rs", CLIENT)]);
+    let out = mcp_lint(dir.path()).args(["fix", "--diff", "."]).assert().code(1);
+    let diff = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(diff.contains("--- a/src/client.rs") && diff.contains("-        .enable_roots_list_changed()"), "{diff}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("src/client.rs")).unwrap(), CLIENT);
+
+    // Applying the diff's one removed line is what `fix` writes.
+    mcp_lint(dir.path()).args(["fix", "."]).assert().code(0);
+    let fixed = std::fs::read_to_string(dir.path().join("src/client.rs")).unwrap();
+    assert_eq!(fixed, CLIENT.replace("        .enable_roots_list_changed()\n", ""));
+    mcp_lint(dir.path()).args(["fix", "--diff", "."]).assert().code(0).stdout(predicate::str::is_empty());
+}
+
+#[test]
+fn dirty_files_are_refused_unless_allowed() {
+    let dir = repo(&[("caps.json", "{}\n")]);
+    std::fs::write(dir.path().join("caps.json"), CAPS).unwrap();
+    mcp_lint(dir.path())
+        .args(["fix", "."])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("uncommitted changes").and(predicate::str::contains("caps.json")));
+    assert_eq!(std::fs::read_to_string(dir.path().join("caps.json")).unwrap(), CAPS);
+    mcp_lint(dir.path()).args(["fix", "--allow-dirty", "."]).assert().code(0);
+    assert!(!std::fs::read_to_string(dir.path().join("caps.json")).unwrap().contains("\"listChanged\": true },"));
+}
+
+#[test]
+fn files_outside_version_control_need_allow_no_vcs() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("caps.json"), CAPS).unwrap();
+    mcp_lint(dir.path())
+        .args(["fix", "caps.json"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not in a git work tree").and(predicate::str::contains("caps.json")));
+    assert_eq!(std::fs::read_to_string(dir.path().join("caps.json")).unwrap(), CAPS);
+    mcp_lint(dir.path()).args(["fix", "--allow-no-vcs", "caps.json"]).assert().code(0);
+}
+
+#[test]
+fn read_only_files_are_refused_and_left_unchanged() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = repo(&[("caps.json", CAPS)]);
+    let path = dir.path().join("caps.json");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    mcp_lint(dir.path()).args(["fix", "."]).assert().code(2).stderr(predicate::str::contains("read-only"));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), CAPS);
+}
+
+#[test]
+fn crlf_and_bom_survive() {
+    let text = format!("\u{feff}{}", CLIENT.replace('\n', "\r\n"));
+    let dir = repo(&[("src/client.rs", &text)]);
+    mcp_lint(dir.path()).args(["fix", "."]).assert().code(0);
+    let fixed = std::fs::read_to_string(dir.path().join("src/client.rs")).unwrap();
+    assert!(fixed.starts_with('\u{feff}'));
+    assert!(!fixed.contains("enable_roots_list_changed"));
+    assert!(!fixed.replace("\r\n", "").contains('\n'), "a bare LF crept in: {fixed:?}");
+}
