@@ -13,7 +13,11 @@ use crate::report::{self, Format};
 use crate::rules::{self, Rule};
 
 #[derive(Parser)]
-#[command(name = "mcp-lint", version, about = "Finds what MCP 2026-07-28 breaks or deprecates in Rust MCP servers and clients")]
+#[command(
+    name = "mcp-lint",
+    version,
+    about = "Finds what MCP 2026-07-28 breaks or deprecates in Rust MCP servers and clients"
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -139,7 +143,8 @@ fn check(args: CheckArgs) -> ExitCode {
         }
     };
     let paths = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths };
-    let opts = Options { rules, prefilter: !args.no_prefilter, max_file_size: args.max_file_size, threads: args.threads };
+    let opts =
+        Options { rules, prefilter: !args.no_prefilter, max_file_size: args.max_file_size, threads: args.threads };
     let result = engine::check_paths(&paths, &opts);
 
     for note in result.notes.iter() {

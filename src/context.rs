@@ -78,11 +78,7 @@ impl CrateContext {
         let mut cx = CrateContext { manifest: Some(manifest.to_path_buf()), ..Default::default() };
         let Ok(text) = std::fs::read_to_string(manifest) else { return cx };
         let Ok(doc) = text.parse::<toml::Table>() else { return cx };
-        cx.name = doc
-            .get("package")
-            .and_then(|p| p.get("name"))
-            .and_then(|n| n.as_str())
-            .map(str::to_owned);
+        cx.name = doc.get("package").and_then(|p| p.get("name")).and_then(|n| n.as_str()).map(str::to_owned);
         let locked = manifest.parent().map(read_lock_versions).unwrap_or_default();
         let tables = ["dependencies", "dev-dependencies", "build-dependencies"];
         let mut deps: Vec<(&String, &toml::Value)> = Vec::new();

@@ -1,5 +1,7 @@
 //! `Cx`: what a rule sees of the file being checked, and the one way it reports a finding.
 
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
 use std::ops::Range;
 
 use proc_macro2::Span;
@@ -32,6 +34,8 @@ pub struct Cx<'a> {
     /// SDKs the file imports (`use rmcp::…`), which can be more precise than the crate's.
     pub file_sdks: Vec<Sdk>,
     pub(crate) diagnostics: Vec<Diagnostic>,
+    /// Per-file state of rules (see `state`), dropped with the file.
+    states: HashMap<TypeId, Box<dyn Any>>,
 }
 
 impl<'a> Cx<'a> {
@@ -45,6 +49,7 @@ impl<'a> Cx<'a> {
             base: 0,
             file_sdks: Vec::new(),
             diagnostics: Vec::new(),
+            states: HashMap::new(),
         }
     }
 
@@ -77,6 +82,21 @@ impl<'a> Cx<'a> {
 
     pub fn text(&self, range: Range<usize>) -> &'a str {
         self.file.text.get(range).unwrap_or("")
+    }
+
+    /// A rule's state for this file, created on first use: rules are shared by every worker, so
+    /// what a rule learns about a file (its consts, its functions) lives here, keyed by type.
+    pub fn state<T: Default + 'static>(&mut self) -> &mut T {
+        self.states
+            .entry(TypeId::of::<T>())
+            .or_insert_with(|| Box::new(T::default()))
+            .downcast_mut::<T>()
+            .expect("state is keyed by its type")
+    }
+
+    /// A rule's state for this file, if it made one.
+    pub fn state_ref<T: 'static>(&self) -> Option<&T> {
+        self.states.get(&TypeId::of::<T>()).and_then(|b| b.downcast_ref::<T>())
     }
 
     /// Records a finding. Severity comes from the crate context, never from the rule.

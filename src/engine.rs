@@ -192,7 +192,12 @@ fn check_rust(
     diagnostics
 }
 
-fn check_json(file: &SourceFile, crate_ctx: &CrateContext, rules: &[&'static dyn Rule], kind: FileKind) -> Vec<Diagnostic> {
+fn check_json(
+    file: &SourceFile,
+    crate_ctx: &CrateContext,
+    rules: &[&'static dyn Rule],
+    kind: FileKind,
+) -> Vec<Diagnostic> {
     let parsed = json::parse::parse_json_file(&file.text, kind);
     let mut cx = Cx::new(file, crate_ctx, Origin::JsonFile);
     for err in parsed.errors {

@@ -49,10 +49,7 @@ impl FileKind {
 
     /// Whether the walker picks up files with this name.
     pub fn is_scanned(path: &std::path::Path) -> bool {
-        matches!(
-            path.extension().and_then(|e| e.to_str()),
-            Some("rs" | "json" | "jsonc" | "jsonl" | "ndjson")
-        )
+        matches!(path.extension().and_then(|e| e.to_str()), Some("rs" | "json" | "jsonc" | "jsonl" | "ndjson"))
     }
 }
 

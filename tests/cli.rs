@@ -124,12 +124,7 @@ fn parse_errors_are_findings_and_the_run_goes_on() {
 fn non_utf8_is_skipped_with_a_note() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("bin.rs"), b"fn list_roots() {}\xff\xfe\n").unwrap();
-    mcp_lint()
-        .arg("check")
-        .arg(dir.path())
-        .assert()
-        .code(0)
-        .stderr(predicate::str::contains("not valid UTF-8"));
+    mcp_lint().arg("check").arg(dir.path()).assert().code(0).stderr(predicate::str::contains("not valid UTF-8"));
 }
 
 #[test]

@@ -54,7 +54,11 @@ fn client_info() -> ClientInfo {
 #[test]
 fn fixes_json_and_rust_then_is_a_no_op() {
     let dir = repo(&[("client-capabilities.json", CAPS), ("src/client.rs", CLIENT)]);
-    mcp_lint(dir.path()).args(["fix", "."]).assert().code(0).stderr(predicate::str::contains("fixed 2 finding(s) in 2 file(s)"));
+    mcp_lint(dir.path())
+        .args(["fix", "."])
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("fixed 2 finding(s) in 2 file(s)"));
     let json = std::fs::read_to_string(dir.path().join("client-capabilities.json")).unwrap();
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["capabilities"]["roots"], serde_json::json!({}));

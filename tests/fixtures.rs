@@ -81,7 +81,10 @@ fn every_fixture_has_exactly_its_expected_findings() {
         }
         let unfiltered = actual(path, false);
         if unfiltered != got {
-            failures.push(format!("{}: the prefilter hides findings:\n  on  {got:?}\n  off {unfiltered:?}", path.display()));
+            failures.push(format!(
+                "{}: the prefilter hides findings:\n  on  {got:?}\n  off {unfiltered:?}",
+                path.display()
+            ));
         }
     }
     assert!(failures.is_empty(), "{} fixture(s) differ:\n{}", failures.len(), failures.join("\n"));

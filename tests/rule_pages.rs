@@ -29,7 +29,8 @@ fn rule_pages_examples_are_true() {
         let meta = rule.meta();
         let page = meta.doc;
         assert!(page.starts_with(&format!("# {}", meta.name)), "{}: page must start with `# {}`", meta.name, meta.name);
-        let (ext, failing) = example(page, "Failing example").unwrap_or_else(|| panic!("{}: no failing example", meta.name));
+        let (ext, failing) =
+            example(page, "Failing example").unwrap_or_else(|| panic!("{}: no failing example", meta.name));
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(format!("example.{ext}"));
         let found = check_text(&path, failing.clone());
@@ -45,10 +46,16 @@ fn rule_pages_examples_are_true() {
             meta.name,
             found.iter().map(|d| (d.rule, &d.message)).collect::<Vec<_>>()
         );
-        let (ext, migrated) = example(page, "Migrated example").unwrap_or_else(|| panic!("{}: no migrated example", meta.name));
+        let (ext, migrated) =
+            example(page, "Migrated example").unwrap_or_else(|| panic!("{}: no migrated example", meta.name));
         let path = dir.path().join(format!("migrated.{ext}"));
         let found = check_text(&path, migrated);
-        assert!(found.is_empty(), "{}: the migrated example fires {:?}", meta.name, found.iter().map(|d| (d.rule, &d.message)).collect::<Vec<_>>());
+        assert!(
+            found.is_empty(),
+            "{}: the migrated example fires {:?}",
+            meta.name,
+            found.iter().map(|d| (d.rule, &d.message)).collect::<Vec<_>>()
+        );
     }
 }
 

@@ -76,7 +76,9 @@ pub fn fix_text(
     let line_ending = if original.contains("\r\n") { "\r\n" } else { "\n" };
     let mut text = original.clone();
     let mut applied = Vec::new();
-    let check = |text: &str| check_file(&SourceFile::new(path.clone(), display.clone(), text.to_owned()), crate_ctx, rules, role);
+    let check = |text: &str| {
+        check_file(&SourceFile::new(path.clone(), display.clone(), text.to_owned()), crate_ctx, rules, role)
+    };
     for _ in 0..MAX_PASSES {
         let last = check(&text);
         let mut taken: Vec<Range<usize>> = Vec::new();
@@ -156,7 +158,8 @@ pub fn apply_edits(text: &str, edits: &[Edit], line_ending: &str) -> String {
 fn still_parses(kind: FileKind, text: &str) -> Result<(), String> {
     match kind {
         FileKind::Rust => {
-            let result = parse_rust(text).map(|_| ()).map_err(|e| format!("the fixed file does not parse: {}", e.message));
+            let result =
+                parse_rust(text).map(|_| ()).map_err(|e| format!("the fixed file does not parse: {}", e.message));
             proc_macro2::extra::invalidate_current_thread_spans();
             result
         }
@@ -165,6 +168,48 @@ fn still_parses(kind: FileKind, text: &str) -> Result<(), String> {
             None => Ok(()),
         },
     }
+}
+
+/// The fixes of a whole run, computed in parallel, before anything is written.
+pub struct FixRun {
+    pub files: Vec<FileFix>,
+    pub notes: Vec<crate::diagnostic::Note>,
+    pub unreadable: Vec<crate::diagnostic::Note>,
+}
+
+pub fn fix_paths(paths: &[PathBuf], opts: &crate::engine::Options, mode: Mode) -> FixRun {
+    use rayon::prelude::*;
+
+    let found = crate::discover::discover(paths);
+    let prefilter = crate::prefilter::Prefilter::new(&opts.rules, opts.prefilter);
+    let contexts = crate::context::CrateContexts::default();
+    let results: Vec<Result<Option<FileFix>, crate::diagnostic::Note>> =
+        crate::engine::thread_pool(opts).install(|| {
+            found
+                .files
+                .par_iter()
+                .with_max_len(1)
+                .map(|(path, shown)| {
+                    let text = crate::engine::read_text(path, shown, opts.max_file_size)?;
+                    let scan = prefilter.scan(text.as_bytes());
+                    if scan.active.is_empty() {
+                        return Ok(None);
+                    }
+                    let crate_ctx = contexts.for_file(path);
+                    Ok(Some(fix_text(path.clone(), shown.clone(), text, &crate_ctx, &scan.active, scan.role, mode)))
+                })
+                .collect()
+        });
+    let mut run = FixRun { files: Vec::new(), notes: found.notes, unreadable: found.unreadable };
+    for r in results {
+        match r {
+            Ok(Some(f)) => run.files.push(f),
+            Ok(None) => {}
+            Err(note) => run.notes.push(note),
+        }
+    }
+    run.files.sort_by(|a, b| a.display.cmp(&b.display));
+    run
 }
 
 #[cfg(test)]
@@ -185,45 +230,4 @@ mod tests {
         assert!(overlaps(&(2..2), &(2..2)));
         assert!(overlaps(&(2..2), &(1..3)));
     }
-}
-
-/// The fixes of a whole run, computed in parallel, before anything is written.
-pub struct FixRun {
-    pub files: Vec<FileFix>,
-    pub notes: Vec<crate::diagnostic::Note>,
-    pub unreadable: Vec<crate::diagnostic::Note>,
-}
-
-pub fn fix_paths(paths: &[PathBuf], opts: &crate::engine::Options, mode: Mode) -> FixRun {
-    use rayon::prelude::*;
-
-    let found = crate::discover::discover(paths);
-    let prefilter = crate::prefilter::Prefilter::new(&opts.rules, opts.prefilter);
-    let contexts = crate::context::CrateContexts::default();
-    let results: Vec<Result<Option<FileFix>, crate::diagnostic::Note>> = crate::engine::thread_pool(opts).install(|| {
-        found
-            .files
-            .par_iter()
-            .with_max_len(1)
-            .map(|(path, shown)| {
-                let text = crate::engine::read_text(path, shown, opts.max_file_size)?;
-                let scan = prefilter.scan(text.as_bytes());
-                if scan.active.is_empty() {
-                    return Ok(None);
-                }
-                let crate_ctx = contexts.for_file(path);
-                Ok(Some(fix_text(path.clone(), shown.clone(), text, &crate_ctx, &scan.active, scan.role, mode)))
-            })
-            .collect()
-    });
-    let mut run = FixRun { files: Vec::new(), notes: found.notes, unreadable: found.unreadable };
-    for r in results {
-        match r {
-            Ok(Some(f)) => run.files.push(f),
-            Ok(None) => {}
-            Err(note) => run.notes.push(note),
-        }
-    }
-    run.files.sort_by(|a, b| a.display.cmp(&b.display));
-    run
 }

@@ -48,7 +48,8 @@ pub fn write_with_hook(
         return Err(WriteError::ReadOnly);
     }
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new().prefix(".mcp-lint-").suffix(".tmp").tempfile_in(dir).map_err(WriteError::Io)?;
+    let mut tmp =
+        tempfile::Builder::new().prefix(".mcp-lint-").suffix(".tmp").tempfile_in(dir).map_err(WriteError::Io)?;
     tmp.write_all(new).map_err(WriteError::Io)?;
     tmp.as_file().sync_all().map_err(WriteError::Io)?;
     std::fs::set_permissions(tmp.path(), meta.permissions()).map_err(WriteError::Io)?;

@@ -9,20 +9,9 @@ use super::tree::JsonNode;
 /// transcripts and hand-written fixtures often leave it out.
 #[derive(Debug, Clone, Copy)]
 pub enum MessageKind<'a> {
-    Request {
-        method: &'a str,
-        method_node: &'a JsonNode,
-        id: &'a JsonNode,
-    },
-    Notification {
-        method: &'a str,
-        method_node: &'a JsonNode,
-    },
-    Response {
-        id: &'a JsonNode,
-        result: Option<&'a JsonNode>,
-        error: Option<&'a JsonNode>,
-    },
+    Request { method: &'a str, method_node: &'a JsonNode, id: &'a JsonNode },
+    Notification { method: &'a str, method_node: &'a JsonNode },
+    Response { id: &'a JsonNode, result: Option<&'a JsonNode>, error: Option<&'a JsonNode> },
     Other,
 }
 
@@ -40,23 +29,14 @@ pub fn classify(node: &JsonNode) -> MessageKind<'_> {
     if let Some(method_node) = node.get("method") {
         // A non-string `method` is not a call of anything; don't fall through to "response".
         return match (method_node.as_str(), id) {
-            (Some(method), Some(id)) => MessageKind::Request {
-                method,
-                method_node,
-                id,
-            },
-            (Some(method), None) => MessageKind::Notification {
-                method,
-                method_node,
-            },
+            (Some(method), Some(id)) => MessageKind::Request { method, method_node, id },
+            (Some(method), None) => MessageKind::Notification { method, method_node },
             (None, _) => MessageKind::Other,
         };
     }
     let (result, error) = (node.get("result"), node.get("error"));
     match id {
-        Some(id) if result.is_some() || error.is_some() => {
-            MessageKind::Response { id, result, error }
-        }
+        Some(id) if result.is_some() || error.is_some() => MessageKind::Response { id, result, error },
         _ => MessageKind::Other,
     }
 }
@@ -114,11 +94,7 @@ pub fn transcript(roots: &[JsonNode]) -> Option<Vec<TranscriptMessage<'_>>> {
     let (elements, lenient) = match roots {
         [] => return None,
         [root] => {
-            let array = if root.is_object() {
-                TRANSCRIPT_KEYS.iter().find_map(|k| root.get(k))?
-            } else {
-                root
-            };
+            let array = if root.is_object() { TRANSCRIPT_KEYS.iter().find_map(|k| root.get(k))? } else { root };
             if !matches!(array.kind, super::tree::JsonKind::Array(_)) {
                 return None;
             }
@@ -132,8 +108,7 @@ pub fn transcript(roots: &[JsonNode]) -> Option<Vec<TranscriptMessage<'_>>> {
         return None;
     }
 
-    let unwrapped: Vec<(&JsonNode, MessageKind<'_>, Option<Sender>)> =
-        elements.iter().map(unwrap).collect();
+    let unwrapped: Vec<(&JsonNode, MessageKind<'_>, Option<Sender>)> = elements.iter().map(unwrap).collect();
     // An array of objects none of which is a message is data (e.g. sampling `messages`).
     if !unwrapped.iter().any(|(_, kind, _)| kind.is_message()) {
         return None;
@@ -152,21 +127,13 @@ pub fn transcript(roots: &[JsonNode]) -> Option<Vec<TranscriptMessage<'_>>> {
                     }
                     sender
                 }
-                MessageKind::Notification { method, .. } => {
-                    stated.unwrap_or_else(|| sender_of_method(method))
-                }
+                MessageKind::Notification { method, .. } => stated.unwrap_or_else(|| sender_of_method(method)),
                 MessageKind::Response { id, .. } => stated.unwrap_or_else(|| {
-                    id.scalar_key()
-                        .and_then(|key| requests.get(&key))
-                        .map_or(Sender::Unknown, |s| s.opposite())
+                    id.scalar_key().and_then(|key| requests.get(&key)).map_or(Sender::Unknown, |s| s.opposite())
                 }),
                 MessageKind::Other => stated.unwrap_or(Sender::Unknown),
             };
-            TranscriptMessage {
-                message,
-                kind,
-                sender,
-            }
+            TranscriptMessage { message, kind, sender }
         })
         .collect();
     Some(messages)
@@ -193,22 +160,8 @@ fn unwrap(element: &JsonNode) -> (&JsonNode, MessageKind<'_>, Option<Sender>) {
 /// The sender a wrapper's direction member states. These transcripts are recorded by a client,
 /// so "outgoing"/"sent" mean client to server.
 fn stated_sender(wrapper: &JsonNode) -> Option<Sender> {
-    const TO_SERVER: &[&str] = &[
-        "client->server",
-        "c2s",
-        "to_server",
-        "outgoing",
-        "send",
-        "sent",
-    ];
-    const TO_CLIENT: &[&str] = &[
-        "server->client",
-        "s2c",
-        "to_client",
-        "incoming",
-        "recv",
-        "received",
-    ];
+    const TO_SERVER: &[&str] = &["client->server", "c2s", "to_server", "outgoing", "send", "sent"];
+    const TO_CLIENT: &[&str] = &["server->client", "s2c", "to_client", "incoming", "recv", "received"];
     for key in DIRECTION_KEYS {
         let Some(value) = wrapper.get(key).and_then(JsonNode::as_str) else {
             continue;
@@ -245,10 +198,7 @@ fn sender_of_method(method: &str) -> Sender {
 /// True for a result object `{ "resultType": "input_required", … }` (also reached through a response's `result`).
 pub fn is_input_required_result(result: &JsonNode) -> bool {
     let result = match classify(result) {
-        MessageKind::Response {
-            result: Some(inner),
-            ..
-        } => inner,
+        MessageKind::Response { result: Some(inner), .. } => inner,
         _ => result,
     };
     result.get("resultType").and_then(JsonNode::as_str) == Some("input_required")
@@ -278,42 +228,19 @@ mod tests {
     fn classifies_requests_notifications_responses() {
         let text = r#"{"jsonrpc": "2.0", "id": 7, "method": "tools/call"}"#;
         let n = node(text);
-        let MessageKind::Request {
-            method,
-            method_node,
-            id,
-        } = classify(&n)
-        else {
-            panic!()
-        };
+        let MessageKind::Request { method, method_node, id } = classify(&n) else { panic!() };
         assert_eq!(method, "tools/call");
         assert_eq!(&text[method_node.range.clone()], "\"tools/call\"");
         assert_eq!(id.scalar_key().as_deref(), Some("n:7"));
 
         let n = node(r#"{"method": "notifications/initialized"}"#);
-        assert!(
-            matches!(classify(&n), MessageKind::Notification { method, .. }
-            if method == "notifications/initialized")
-        );
+        assert!(matches!(classify(&n), MessageKind::Notification { method, .. }
+            if method == "notifications/initialized"));
 
         let n = node(r#"{"id": "a", "result": {}}"#);
-        assert!(matches!(
-            classify(&n),
-            MessageKind::Response {
-                result: Some(_),
-                error: None,
-                ..
-            }
-        ));
+        assert!(matches!(classify(&n), MessageKind::Response { result: Some(_), error: None, .. }));
         let n = node(r#"{"id": null, "error": {"code": -32700}}"#);
-        assert!(matches!(
-            classify(&n),
-            MessageKind::Response {
-                result: None,
-                error: Some(_),
-                ..
-            }
-        ));
+        assert!(matches!(classify(&n), MessageKind::Response { result: None, error: Some(_), .. }));
 
         for text in [
             r#"{"id": 1}"#,
@@ -322,10 +249,7 @@ mod tests {
             r#"[{"id": 1, "method": "x"}]"#,
             r#""ping""#,
         ] {
-            assert!(
-                matches!(classify(&node(text)), MessageKind::Other),
-                "{text}"
-            );
+            assert!(matches!(classify(&node(text)), MessageKind::Other), "{text}");
         }
     }
 
@@ -350,9 +274,7 @@ mod tests {
             senders(&t),
             // The second id-1 response answers the server's roots/list (most recent id 1); the
             // string id "1" matches no request.
-            [
-                Client, Server, Client, Server, Client, Server, Unknown, Unknown, Unknown, Unknown
-            ]
+            [Client, Server, Client, Server, Client, Server, Unknown, Unknown, Unknown, Unknown]
         );
         assert!(std::ptr::eq(t[3].message, &roots[3]));
     }
@@ -372,21 +294,10 @@ mod tests {
         let root = node(text);
         let t = transcript(std::slice::from_ref(&root)).unwrap();
         use Sender::*;
-        assert_eq!(
-            senders(&t),
-            [
-                Client, Server, Server, Client, Server, Client, Server, Client
-            ]
-        );
+        assert_eq!(senders(&t), [Client, Server, Server, Client, Server, Client, Server, Client]);
         // The message is the inner object, not the wrapper.
-        assert!(std::ptr::eq(
-            t[0].message,
-            root.elements()[0].get("message").unwrap()
-        ));
-        assert!(matches!(
-            t[0].kind,
-            MessageKind::Request { method: "ping", .. }
-        ));
+        assert!(std::ptr::eq(t[0].message, root.elements()[0].get("message").unwrap()));
+        assert!(matches!(t[0].kind, MessageKind::Request { method: "ping", .. }));
     }
 
     #[test]
@@ -399,10 +310,7 @@ mod tests {
         let t = transcript(std::slice::from_ref(&root)).unwrap();
         assert_eq!(senders(&t), [Sender::Client, Sender::Server]);
         let root = node(r#"{"messages": [{"id": 1, "method": "sampling/createMessage"}]}"#);
-        assert_eq!(
-            senders(&transcript(std::slice::from_ref(&root)).unwrap()),
-            [Sender::Server]
-        );
+        assert_eq!(senders(&transcript(std::slice::from_ref(&root)).unwrap()), [Sender::Server]);
     }
 
     #[test]
@@ -415,9 +323,7 @@ mod tests {
         assert!(is_input_required_result(response.get("result").unwrap()));
         let done = node(r#"{"id": 4, "result": {"resultType": "complete"}}"#);
         assert!(!is_input_required_result(&done));
-        assert!(!is_input_required_result(&node(
-            r#"{"id": 4, "error": {}}"#
-        )));
+        assert!(!is_input_required_result(&node(r#"{"id": 4, "error": {}}"#)));
         assert!(!is_input_required_result(&node("[1]")));
     }
 
@@ -444,10 +350,7 @@ mod tests {
 
     #[test]
     fn jsonl_tolerates_non_message_lines() {
-        let lines = roots(
-            "\"log start\"\n{\"id\": 1, \"method\": \"tools/list\"}\n",
-            FileKind::Jsonl,
-        );
+        let lines = roots("\"log start\"\n{\"id\": 1, \"method\": \"tools/list\"}\n", FileKind::Jsonl);
         let t = transcript(&lines).unwrap();
         assert!(matches!(t[0].kind, MessageKind::Other));
         assert_eq!(senders(&t), [Sender::Unknown, Sender::Client]);

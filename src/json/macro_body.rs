@@ -58,10 +58,8 @@ fn expr(tts: &[TokenTree]) -> JsonKind {
 
 fn parse_array(group: &Group, base: usize) -> Option<JsonKind> {
     let tts: Vec<TokenTree> = group.stream().into_iter().collect();
-    let elements = split_commas(&tts)?
-        .into_iter()
-        .map(|element| parse_value(element, base))
-        .collect::<Option<Vec<_>>>()?;
+    let elements =
+        split_commas(&tts)?.into_iter().map(|element| parse_value(element, base)).collect::<Option<Vec<_>>>()?;
     Some(JsonKind::Array(elements))
 }
 
@@ -81,12 +79,7 @@ fn parse_object(group: &Group, base: usize) -> Option<JsonKind> {
             _ => source_text(key_tts),
         };
         let value = parse_value(value_tts, base)?;
-        members.push(JsonMember {
-            key,
-            range: key_range.start..value.range.end,
-            key_range,
-            value,
-        });
+        members.push(JsonMember { key, range: key_range.start..value.range.end, key_range, value });
     }
     Some(JsonKind::Object(members))
 }
@@ -94,9 +87,8 @@ fn parse_object(group: &Group, base: usize) -> Option<JsonKind> {
 /// Splits a group's tokens at top-level commas (nested groups are single token trees, so their
 /// commas are not seen). One trailing comma is allowed; any other empty piece is malformed.
 fn split_commas(tts: &[TokenTree]) -> Option<Vec<&[TokenTree]>> {
-    let mut pieces: Vec<&[TokenTree]> = tts
-        .split(|tt| matches!(tt, TokenTree::Punct(p) if p.as_char() == ','))
-        .collect();
+    let mut pieces: Vec<&[TokenTree]> =
+        tts.split(|tt| matches!(tt, TokenTree::Punct(p) if p.as_char() == ',')).collect();
     // `[]` and `[a,]` both end with one empty piece.
     if pieces.last().is_some_and(|p| p.is_empty()) {
         pieces.pop();
@@ -147,11 +139,8 @@ mod tests {
         fn find(stream: TokenStream) -> Option<TokenStream> {
             let tts: Vec<TokenTree> = stream.into_iter().collect();
             for (i, tt) in tts.iter().enumerate() {
-                if let (
-                    TokenTree::Ident(id),
-                    Some(TokenTree::Punct(bang)),
-                    Some(TokenTree::Group(g)),
-                ) = (tt, tts.get(i + 1), tts.get(i + 2))
+                if let (TokenTree::Ident(id), Some(TokenTree::Punct(bang)), Some(TokenTree::Group(g))) =
+                    (tt, tts.get(i + 1), tts.get(i + 2))
                     && id == "json"
                     && bang.as_char() == '!'
                 {
@@ -227,19 +216,7 @@ mod tests {
         })"#;
         let root = parse(src).unwrap();
         let keys: Vec<_> = root.members().iter().map(|m| m.key.as_str()).collect();
-        assert_eq!(
-            keys,
-            [
-                "path",
-                "Key::NAME",
-                "id",
-                "n",
-                "inner",
-                "opt",
-                "bare",
-                "paren"
-            ]
-        );
+        assert_eq!(keys, ["path", "Key::NAME", "id", "n", "inner", "opt", "bare", "paren"]);
         let expected = [
             "std::path::Path::new(\"x\")",
             "1",
@@ -258,9 +235,7 @@ mod tests {
         let key = root.member("Key::NAME").unwrap();
         assert_eq!(slice(src, &key.key_range), "Key::NAME");
         // The expression's tokens keep their spans for Rust analysis.
-        let JsonKind::Expr(tokens) = &root.get("path").unwrap().kind else {
-            panic!()
-        };
+        let JsonKind::Expr(tokens) = &root.get("path").unwrap().kind else { panic!() };
         let call: syn::Expr = syn::parse2(tokens.clone()).unwrap();
         assert!(matches!(call, syn::Expr::Call(_)));
     }

@@ -168,9 +168,7 @@ fn convert(value: Value<'_>, base: usize) -> JsonNode {
         Value::NumberLit(n) => JsonKind::Number(n.value.to_string()),
         Value::BooleanLit(b) => JsonKind::Bool(b.value),
         Value::NullKeyword(_) => JsonKind::Null,
-        Value::Array(a) => {
-            JsonKind::Array(a.elements.into_iter().map(|v| convert(v, base)).collect())
-        }
+        Value::Array(a) => JsonKind::Array(a.elements.into_iter().map(|v| convert(v, base)).collect()),
         Value::Object(o) => JsonKind::Object(
             o.properties
                 .into_iter()
@@ -210,16 +208,12 @@ mod tests {
 
     #[test]
     fn object_array_and_scalar_spans() {
-        let text =
-            "{\r\n  \"a\": [1, -2.5e3, true, false, null],\r\n  \"b\\n\": \"x\\u0041\"\r\n}\r\n";
+        let text = "{\r\n  \"a\": [1, -2.5e3, true, false, null],\r\n  \"b\\n\": \"x\\u0041\"\r\n}\r\n";
         let root = one(text, FileKind::Json);
         assert_eq!(slice(text, &root), &text[..text.len() - 2]);
         let a = root.member("a").unwrap();
         assert_eq!(&text[a.key_range.clone()], "\"a\"");
-        assert_eq!(
-            &text[a.range.clone()],
-            "\"a\": [1, -2.5e3, true, false, null]"
-        );
+        assert_eq!(&text[a.range.clone()], "\"a\": [1, -2.5e3, true, false, null]");
         let items = a.value.elements();
         assert_eq!(items.len(), 5);
         let written: Vec<_> = items.iter().map(|n| slice(text, n)).collect();
@@ -253,10 +247,7 @@ mod tests {
     fn empty_file_has_no_roots_and_no_errors() {
         for text in ["", "  \n\t\r\n", "\u{FEFF}", "// only a comment\n"] {
             let parsed = parse_json_file(text, FileKind::Jsonc);
-            assert!(
-                parsed.roots.is_empty() && parsed.errors.is_empty(),
-                "{text:?}"
-            );
+            assert!(parsed.roots.is_empty() && parsed.errors.is_empty(), "{text:?}");
         }
     }
 
@@ -272,10 +263,7 @@ mod tests {
         assert_eq!(parsed.errors.len(), 1);
         let err = &parsed.errors[0];
         let line2 = text.find("{\"id\": 2").unwrap();
-        assert!(
-            err.range.start >= line2 && err.range.end <= line2 + 11,
-            "{err:?}"
-        );
+        assert!(err.range.start >= line2 && err.range.end <= line2 + 11, "{err:?}");
     }
 
     #[test]
@@ -336,11 +324,7 @@ mod tests {
         assert!(parsed.roots.is_empty());
         assert_eq!(parsed.errors.len(), 1);
         assert_eq!(parsed.errors[0].range, MAX_JSON_DEPTH..MAX_JSON_DEPTH + 1);
-        assert!(
-            parsed.errors[0]
-                .message
-                .contains("nested more than 512 levels deep")
-        );
+        assert!(parsed.errors[0].message.contains("nested more than 512 levels deep"));
 
         // Per line in JSONL, and the other lines still parse.
         let text = format!("{}\n{{\"ok\": true}}\n", "{\"a\":".repeat(100_000));
@@ -388,11 +372,7 @@ mod tests {
 
     #[test]
     fn exactly_max_depth_arrays_parse() {
-        let text = format!(
-            "{}{}",
-            "[".repeat(MAX_JSON_DEPTH),
-            "]".repeat(MAX_JSON_DEPTH)
-        );
+        let text = format!("{}{}", "[".repeat(MAX_JSON_DEPTH), "]".repeat(MAX_JSON_DEPTH));
         let parsed = parse_json_file(&text, FileKind::Json);
         assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
         assert_eq!(parsed.roots.len(), 1);

@@ -1,6 +1,5 @@
 //! rustc-style output: a code frame per finding with its labels and help line.
 
-
 use codespan_reporting::diagnostic::{Diagnostic as Frame, Label as FrameLabel};
 use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, termcolor::WriteColor};

@@ -1,22 +1,837 @@
-//! `inferred-client-capabilities`: placeholder until the rule is written.
+//! `inferred-client-capabilities`: server code that takes the client's capabilities, identity or
+//! protocol version from connection-scoped state (what `initialize` left behind) instead of the
+//! request it is handling. MCP 2026-07-28 has no `initialize`; every request declares its own
+//! capabilities in `_meta`, and servers MUST NOT infer them from earlier requests (C04).
+//!
+//! Four shapes, server code only:
+//! - rmcp `peer_info()` whose value reaches `.capabilities` / `.client_info` / `.protocol_version`,
+//!   in the same chain (closures passed along the chain included) or through a binding (`let`,
+//!   `if let`, `match`): `rust_fn` walks that one body;
+//! - `set_peer_info(..)`, which caches `initialize` data on the connection (`method_call`);
+//! - capability data stored in a `self` field by `initialize` / `on_initialized` and read by another
+//!   method of the same type in the same file (`rust_file`), labelled at the read and the store;
+//! - SDK helpers that answer from the cached `initialize` data: rust-mcp-sdk
+//!   `client_supports_sampling()` & co, rmcp `supported_elicitation_modes()` /
+//!   `supports_sampling_tools()`, fastmcp `client_supports_roots()`, and, only when that SDK is in
+//!   use, rust-mcp-sdk `client_info()`, mcp-attr `client_capabilities()` / `client_info()` /
+//!   `protocol_version()`, pmcp/mcp-core
+//!   `get_client_capabilities()` (`method_call`).
+//!
+//! Silent on client code (there `peer_info()` is the server's info) and on per-request reads
+//! (rmcp 3.x `context.client_capabilities()`, `_meta["io.modelcontextprotocol/clientCapabilities"]`).
 
-use crate::context::Impact;
-use crate::rules::{Rule, RuleMeta};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ops::Range;
+
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::visit::{self, Visit};
+use syn::{Expr, Member};
+
+use crate::context::{Impact, Role, Sdk};
+use crate::cx::Cx;
+use crate::rules::{FnRef, Rule, RuleMeta};
+use crate::rust::syntax::{has_attr, method_call_range};
 
 pub struct InferredClientCapabilities;
 
 static META: RuleMeta = RuleMeta {
     name: "inferred-client-capabilities",
-    summary: "TODO",
-    impact: Impact::Removed,
-    triggers: &["TODO_NEVER_MATCHES"],
-    help: None,
+    summary: "Client capabilities, info or protocol version read from the connection (`initialize` data) \
+              instead of the current request, which MCP 2026-07-28 forbids",
+    impact: Impact::Violation,
+    // `peer_info` covers `peer_info()` and `set_peer_info`; `initialize` is in every method name
+    // the field-store shape starts from (`initialize`, `on_initialized`,
+    // `handle_initialize_request`); the helper names are listed (`client_info` also covers
+    // `get_client_info`, `client_capabilities` covers `get_client_capabilities`; `protocol_version`
+    // is mcp-attr's).
+    triggers: &[
+        "peer_info",
+        "initialize",
+        "client_supports_root_list",
+        "client_supports_sampling",
+        "client_supports_experimental",
+        "client_supports_roots",
+        "supported_elicitation_modes",
+        "supports_sampling_tools",
+        "client_info",
+        "client_version",
+        "client_capabilities",
+        "protocol_version",
+    ],
+    help: Some(HELP),
     fixable: false,
     doc: include_str!("../../rules/inferred-client-capabilities.md"),
 };
 
+const HELP: &str = "read what the current request declares: rmcp 3.x `context.client_capabilities()` / \
+     `context.client_info()` (from the request's `_meta`), or `params._meta[\"io.modelcontextprotocol/clientCapabilities\"]` \
+     in a hand-rolled server";
+
+const HELP_RUST_MCP_SDK: &str = "read what the current request declares in its `_meta` \
+     (`io.modelcontextprotocol/clientCapabilities`, `io.modelcontextprotocol/clientInfo`); rust-mcp-sdk releases \
+     that serve 2026-07-28 carry them in the per-request `RequestContext` (`client_capabilities`, `client_info`)";
+
+const STATELESS: &str = "MCP 2026-07-28 removed `initialize`, and servers MUST NOT infer a client's capabilities, \
+     version or identity from earlier requests";
+
+/// Fields of rmcp's `InitializeRequestParams` (a server's `PeerInfo`) that say what the client is.
+const CONNECTION_FIELDS: &[&str] = &["capabilities", "client_info", "protocol_version"];
+
+/// Capability fields only a server declares: `info.capabilities.tools` is the server's info, read
+/// by client (or proxy) code.
+const SERVER_ONLY_CAPS: &[&str] = &["tools", "resources", "prompts", "logging", "completions"];
+
+/// Methods that hand their receiver's value on (more or less) unchanged.
+const PASS_THROUGH: &[&str] = &[
+    "unwrap",
+    "expect",
+    "as_ref",
+    "as_deref",
+    "clone",
+    "cloned",
+    "to_owned",
+    "unwrap_or_default",
+    "unwrap_or",
+    "unwrap_or_else",
+    "ok_or",
+    "ok_or_else",
+    "context",
+    "with_context",
+    "borrow",
+    "deref",
+];
+
+/// The `ServerHandler` methods that see the `initialize` exchange.
+const INIT_FNS: &[&str] = &["initialize", "on_initialized", "handle_initialize_request"];
+
+/// Methods that put a value into a field's container (`OnceCell::set`, `Option::replace`,
+/// `HashMap::insert`, `watch::Sender::send`, …).
+const STORE_METHODS: &[&str] =
+    &["set", "replace", "insert", "store", "push", "send", "send_replace", "get_or_init", "swap", "extend"];
+
 impl Rule for InferredClientCapabilities {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
+        if cx.role() != Role::Server {
+            return;
+        }
+        let mut flow = PeerInfoFlow { cx, env: HashMap::new(), calls: BTreeMap::new() };
+        flow.visit_block(f.body);
+        let calls = flow.calls;
+        for call in calls.into_values() {
+            let (Some(range), Some((hit, field))) = (call.range, call.hit) else { continue };
+            if call.server_view {
+                continue;
+            }
+            let (what, label) = match field {
+                "capabilities" => ("capabilities", "connection-scoped capabilities read here"),
+                "client_info" => ("info", "connection-scoped client info read here"),
+                _ => ("protocol version", "connection-scoped protocol version read here"),
+            };
+            cx.report(
+                &META,
+                range,
+                format!("client {what} read from `peer_info()`, the connection's `initialize` snapshot; {STATELESS}"),
+                "the connection's `initialize` data",
+            )
+            .label(hit, label);
+        }
+    }
+
+    fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall) {
+        let name = call.method.to_string();
+        let role = cx.role();
+        if name == "set_peer_info" {
+            if role == Role::Server {
+                cx.report(
+                    &META,
+                    method_call_range(cx, call),
+                    format!("`set_peer_info` caches the client's `initialize` data on the connection; {STATELESS}"),
+                    "caches capabilities on the connection",
+                )
+                .help(
+                    "don't keep `initialize` data: read what each request declares, rmcp 3.x \
+                     `context.client_capabilities()` / `context.client_info()` (from the request's `_meta`)",
+                );
+            }
+            return;
+        }
+        if !call.args.is_empty() {
+            return;
+        }
+        // Helper names that exist only on server-side objects of one SDK: that SDK must be in use,
+        // and the code must not be a client's. Elsewhere the names mean other things (rmcp 3.x
+        // `context.client_info()` reads the request's `_meta`).
+        let sdk_in_use = match name.as_str() {
+            "client_info" => Some(cx.uses_sdk(Sdk::RustMcpSdk) || cx.uses_sdk(Sdk::McpAttr)),
+            "get_client_info" | "client_version" => Some(cx.uses_sdk(Sdk::RustMcpSdk)),
+            "get_client_capabilities" => Some(cx.uses_sdk(Sdk::Pmcp) || cx.uses_sdk(Sdk::McpCore)),
+            // mcp-attr's `RequestContext` answers these from the session's `initialize`.
+            "client_capabilities" | "protocol_version" => Some(cx.uses_sdk(Sdk::McpAttr)),
+            _ => None,
+        };
+        let fires = match sdk_in_use {
+            Some(in_use) => in_use && role != Role::Client,
+            // Names only these SDKs use: rust-mcp-sdk, fastmcp (`client_supports_roots`), rmcp.
+            None => {
+                role == Role::Server
+                    && matches!(
+                        name.as_str(),
+                        "client_supports_root_list"
+                            | "client_supports_sampling"
+                            | "client_supports_experimental"
+                            | "client_supports_roots"
+                            | "supported_elicitation_modes"
+                            | "supports_sampling_tools"
+                    )
+            }
+        };
+        if !fires {
+            return;
+        }
+        let help = if cx.uses_sdk(Sdk::RustMcpSdk) && !cx.uses_sdk(Sdk::McpAttr) { HELP_RUST_MCP_SDK } else { HELP };
+        cx.report(
+            &META,
+            method_call_range(cx, call),
+            format!("`{name}()` answers from the client's `initialize` data cached on the connection; {STATELESS}"),
+            "connection-scoped client data",
+        )
+        .help(help);
+    }
+
+    fn rust_file(&self, cx: &mut Cx, file: &syn::File) {
+        let mut impls = Vec::new();
+        collect_impls(&file.items, &mut impls);
+        let stores = find_stores(cx, &impls);
+        if stores.is_empty() {
+            return;
+        }
+        for imp in &impls {
+            let Some(ty) = self_type(imp) else { continue };
+            // Reads in the server's own methods: its handler impls and inherent impls. Other trait
+            // impls (`Clone`, `Debug`, …) copy or print the field, they do not act on it.
+            if imp.trait_.is_some() && !is_server_impl(imp) {
+                continue;
+            }
+            for item in &imp.items {
+                let syn::ImplItem::Fn(f) = item else { continue };
+                if INIT_FNS.contains(&f.sig.ident.to_string().as_str()) {
+                    continue;
+                }
+                let mine: Vec<&Store> = stores.iter().filter(|s| s.ty == ty).collect();
+                if mine.is_empty() {
+                    continue;
+                }
+                let mut reads = FieldReads { cx, stores: &mine, found: Vec::new() };
+                reads.visit_block(&f.block);
+                let found = reads.found;
+                for (range, store) in found {
+                    let shown = match &store.sub {
+                        Some(sub) => format!("`self.{}` (`{sub}`)", store.field),
+                        None => format!("`self.{}`", store.field),
+                    };
+                    cx.report(
+                        &META,
+                        range,
+                        format!(
+                            "{shown} holds client data stored during `{}`: this reads the connection's view of \
+                             the client instead of the current request's; {STATELESS}",
+                            store.init_fn
+                        ),
+                        "connection-scoped client data read here",
+                    )
+                    .label(store.range.clone(), format!("stored here during `{}`", store.init_fn));
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// `peer_info()` flow inside one function body.
+
+#[derive(Default)]
+struct PeerInfoCall {
+    /// `peer_info()`, from the method name to `)`.
+    range: Option<Range<usize>>,
+    /// The first connection field read from its value.
+    hit: Option<(Range<usize>, &'static str)>,
+    /// Evidence that the value is a server's info (`.server_info`, `.capabilities.tools`): the
+    /// code is a client's view, whatever the file's role.
+    server_view: bool,
+}
+
+struct PeerInfoFlow<'c, 'a> {
+    cx: &'c Cx<'a>,
+    /// Local names bound to a `peer_info()` value, by call (the call's start offset). Flat: a later
+    /// `let` of the same name unbinds it; closure parameters are scoped.
+    env: HashMap<String, usize>,
+    calls: BTreeMap<usize, PeerInfoCall>,
+}
+
+impl PeerInfoFlow<'_, '_> {
+    /// The `peer_info()` call an expression's value comes from, if it does.
+    fn source(&self, e: &Expr) -> Option<usize> {
+        match e {
+            Expr::MethodCall(m) if m.method == "peer_info" && m.args.is_empty() => {
+                Some(self.cx.span_range(m.method.span()).start)
+            }
+            Expr::MethodCall(m) if PASS_THROUGH.contains(&m.method.to_string().as_str()) => self.source(&m.receiver),
+            Expr::Try(t) => self.source(&t.expr),
+            Expr::Await(a) => self.source(&a.base),
+            Expr::Paren(p) => self.source(&p.expr),
+            Expr::Group(g) => self.source(&g.expr),
+            Expr::Reference(r) => self.source(&r.expr),
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.source(&u.expr),
+            Expr::Path(p) if p.qself.is_none() => {
+                p.path.get_ident().and_then(|i| self.env.get(&i.to_string()).copied())
+            }
+            _ => None,
+        }
+    }
+
+    fn bind(&mut self, pat: &syn::Pat, source: Option<usize>) {
+        for name in pat_idents(pat) {
+            match source {
+                Some(id) => {
+                    self.env.insert(name, id);
+                }
+                None => {
+                    self.env.remove(&name);
+                }
+            }
+        }
+    }
+
+    /// A closure: its one parameter is bound to `source` (a closure passed to a method of a
+    /// `peer_info()` value) or shadows any binding of the same name, for the body only.
+    fn visit_closure_with(&mut self, c: &syn::ExprClosure, source: Option<usize>) {
+        let names: Vec<String> = c.inputs.iter().flat_map(pat_idents).collect();
+        let saved: Vec<(String, Option<usize>)> = names.iter().map(|n| (n.clone(), self.env.get(n).copied())).collect();
+        let source = if c.inputs.len() == 1 { source } else { None };
+        for input in &c.inputs {
+            self.bind(input, source);
+        }
+        self.visit_expr(&c.body);
+        for (name, old) in saved {
+            match old {
+                Some(id) => self.env.insert(name, id),
+                None => self.env.remove(&name),
+            };
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for PeerInfoFlow<'_, '_> {
+    // Nested fn items are offered to `rust_fn` on their own.
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
+
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        let source = l.init.as_ref().and_then(|init| {
+            self.visit_expr(&init.expr);
+            if let Some((_, diverge)) = &init.diverge {
+                self.visit_expr(diverge);
+            }
+            self.source(&init.expr)
+        });
+        self.bind(&l.pat, source);
+    }
+
+    fn visit_expr_let(&mut self, e: &'ast syn::ExprLet) {
+        self.visit_expr(&e.expr);
+        let source = self.source(&e.expr);
+        self.bind(&e.pat, source);
+    }
+
+    fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+        self.visit_expr(&m.expr);
+        let source = self.source(&m.expr);
+        for arm in &m.arms {
+            self.bind(&arm.pat, source);
+            if let Some((_, guard)) = &arm.guard {
+                self.visit_expr(guard);
+            }
+            self.visit_expr(&arm.body);
+        }
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        if m.method == "peer_info" && m.args.is_empty() {
+            let range = method_call_range(self.cx, m);
+            let id = range.start;
+            self.calls.entry(id).or_default().range = Some(range);
+        }
+        self.visit_expr(&m.receiver);
+        let source = self.source(&m.receiver);
+        for arg in &m.args {
+            match arg {
+                Expr::Closure(c) => self.visit_closure_with(c, source),
+                other => self.visit_expr(other),
+            }
+        }
+    }
+
+    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        self.visit_closure_with(c, None);
+    }
+
+    fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
+        if let Member::Named(name) = &f.member {
+            let name = name.to_string();
+            if let Some(id) = self.source(&f.base) {
+                if let Some(field) = CONNECTION_FIELDS.iter().find(|c| **c == name) {
+                    let range = self.cx.node_range(&f.member);
+                    let call = self.calls.entry(id).or_default();
+                    call.hit.get_or_insert((range, field));
+                } else if name == "server_info" {
+                    self.calls.entry(id).or_default().server_view = true;
+                }
+            }
+            // `info.capabilities.tools`: a server's capabilities.
+            if SERVER_ONLY_CAPS.contains(&name.as_str())
+                && let Expr::Field(inner) = &*f.base
+                && matches!(&inner.member, Member::Named(m) if m == "capabilities")
+                && let Some(id) = self.source(&inner.base)
+            {
+                self.calls.entry(id).or_default().server_view = true;
+            }
+        }
+        visit::visit_expr_field(self, f);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        visit_macro_body(self, m);
+    }
+}
+
+/// A macro body as the engine's visitor reads it: comma-separated expressions, else statements.
+/// `json!` bodies are data and are left alone.
+enum MacroBody {
+    Exprs(Vec<Expr>),
+    Stmts(Vec<syn::Stmt>),
+}
+
+fn parse_macro_body(m: &syn::Macro) -> Option<MacroBody> {
+    if m.path.segments.last().is_some_and(|s| s.ident == "json") {
+        return None;
+    }
+    if let Ok(exprs) = Punctuated::<Expr, syn::Token![,]>::parse_terminated.parse2(m.tokens.clone()) {
+        return Some(MacroBody::Exprs(exprs.into_iter().collect()));
+    }
+    syn::Block::parse_within.parse2(m.tokens.clone()).ok().map(MacroBody::Stmts)
+}
+
+/// Visits a parsed macro body. The visitors here implement `Visit<'ast>` for every `'ast`, so the
+/// locally parsed nodes can go through the same visitor.
+fn visit_macro_body<V: for<'x> Visit<'x>>(v: &mut V, m: &syn::Macro) {
+    match parse_macro_body(m) {
+        Some(MacroBody::Exprs(exprs)) => {
+            for e in &exprs {
+                Visit::visit_expr(v, e);
+            }
+        }
+        Some(MacroBody::Stmts(stmts)) => {
+            for s in &stmts {
+                Visit::visit_stmt(v, s);
+            }
+        }
+        None => {}
+    }
+}
+
+/// Names bound by a pattern.
+fn pat_idents(pat: &syn::Pat) -> Vec<String> {
+    struct Idents(Vec<String>);
+    impl<'ast> Visit<'ast> for Idents {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0.push(p.ident.to_string());
+            visit::visit_pat_ident(self, p);
+        }
+        // A type ascription (`|i: &ClientInfo|`) names no binding.
+        fn visit_type(&mut self, _: &'ast syn::Type) {}
+    }
+    let mut v = Idents(Vec::new());
+    v.visit_pat(pat);
+    v.0
+}
+
+// ---------------------------------------------------------------------------------------------
+// Capabilities stored in a field during `initialize` and read elsewhere (same file).
+
+struct Store {
+    /// The self type of the impl that stores it.
+    ty: String,
+    field: String,
+    /// A field of the stored container (`self.state.lock().caps = ..`): then only reads of that
+    /// member count.
+    sub: Option<String>,
+    /// `self.<field>` in the storing statement.
+    range: Range<usize>,
+    init_fn: String,
+}
+
+fn collect_impls<'f>(items: &'f [syn::Item], out: &mut Vec<&'f syn::ItemImpl>) {
+    for item in items {
+        match item {
+            syn::Item::Impl(i) => out.push(i),
+            syn::Item::Mod(m) => {
+                if let Some((_, items)) = &m.content {
+                    collect_impls(items, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn self_type(imp: &syn::ItemImpl) -> Option<String> {
+    match &*imp.self_ty {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
+fn trait_name(imp: &syn::ItemImpl) -> Option<String> {
+    imp.trait_.as_ref().and_then(|(_, p, _)| p.segments.last()).map(|s| s.ident.to_string())
+}
+
+/// An impl the engine's visitor treats as server code.
+fn is_server_impl(imp: &syn::ItemImpl) -> bool {
+    trait_name(imp).is_some_and(|t| t.starts_with("ServerHandler"))
+        || ["tool_router", "tool_handler", "prompt_router", "prompt_handler"].iter().any(|a| has_attr(&imp.attrs, a))
+}
+
+fn find_stores(cx: &Cx, impls: &[&syn::ItemImpl]) -> Vec<Store> {
+    let mut out: Vec<Store> = Vec::new();
+    for imp in impls {
+        // Only `ServerHandler` impls see `initialize`.
+        if !trait_name(imp).is_some_and(|t| t.starts_with("ServerHandler")) {
+            continue;
+        }
+        let Some(ty) = self_type(imp) else { continue };
+        for item in &imp.items {
+            let syn::ImplItem::Fn(f) = item else { continue };
+            let name = f.sig.ident.to_string();
+            if !INIT_FNS.contains(&name.as_str()) {
+                continue;
+            }
+            let mut scan = StoreScan { cx, tainted: HashSet::new(), found: Vec::new() };
+            // The `initialize` request itself: `request: InitializeRequestParams`.
+            for input in &f.sig.inputs {
+                if let syn::FnArg::Typed(t) = input
+                    && type_mentions_initialize(&t.ty)
+                {
+                    scan.tainted.extend(pat_idents(&t.pat));
+                }
+            }
+            scan.visit_block(&f.block);
+            for (field, sub, range) in scan.found {
+                if out.iter().any(|s| s.ty == ty && s.field == field && (s.sub.is_none() || s.sub == sub)) {
+                    continue;
+                }
+                // A whole-field store makes the member-only ones of that field redundant.
+                if sub.is_none() {
+                    out.retain(|s| !(s.ty == ty && s.field == field));
+                }
+                out.push(Store { ty: ty.clone(), field, sub, range, init_fn: name.clone() });
+            }
+        }
+    }
+    out
+}
+
+fn type_mentions_initialize(ty: &syn::Type) -> bool {
+    let tokens = quote::ToTokens::to_token_stream(ty);
+    let mut stack = vec![tokens.into_iter()];
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            Some(proc_macro2::TokenTree::Ident(i)) if i.to_string().starts_with("InitializeRequest") => return true,
+            Some(proc_macro2::TokenTree::Group(g)) => stack.push(g.stream().into_iter()),
+            Some(_) => {}
+            None => {
+                stack.pop();
+            }
+        }
+    }
+    false
+}
+
+/// Finds, in an `initialize`-like method, statements that put client data into `self.<field>`:
+/// `self.f = <data>`, `*self.f.write().await = <data>`, `self.f.set(<data>)`, ….
+struct StoreScan<'c, 'a> {
+    cx: &'c Cx<'a>,
+    /// Locals holding client data (the request parameter, `let caps = request.capabilities;`).
+    tainted: HashSet<String>,
+    found: Vec<(String, Option<String>, Range<usize>)>,
+}
+
+impl StoreScan<'_, '_> {
+    fn has_marker(&self, e: &Expr) -> bool {
+        struct Marker<'t> {
+            tainted: &'t HashSet<String>,
+            hit: bool,
+        }
+        impl<'ast> Visit<'ast> for Marker<'_> {
+            fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
+                if matches!(&f.member, Member::Named(n) if CONNECTION_FIELDS.iter().any(|c| n == c)) {
+                    self.hit = true;
+                }
+                visit::visit_expr_field(self, f);
+            }
+            fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+                if m.method == "peer_info" && m.args.is_empty() {
+                    self.hit = true;
+                }
+                visit::visit_expr_method_call(self, m);
+            }
+            fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+                if p.path.get_ident().is_some_and(|i| self.tainted.contains(&i.to_string())) {
+                    self.hit = true;
+                }
+            }
+            fn visit_item(&mut self, _: &'ast syn::Item) {}
+        }
+        let mut m = Marker { tainted: &self.tainted, hit: false };
+        m.visit_expr(e);
+        m.hit
+    }
+
+    fn record(&mut self, target: &Expr) {
+        if let Some((field, sub, range)) = self_field_root(self.cx, target) {
+            self.found.push((field, sub, range));
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for StoreScan<'_, '_> {
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
+
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        if let Some(init) = &l.init
+            && self.has_marker(&init.expr)
+        {
+            self.tainted.extend(pat_idents(&l.pat));
+        }
+        visit::visit_local(self, l);
+    }
+
+    fn visit_expr_let(&mut self, e: &'ast syn::ExprLet) {
+        if self.has_marker(&e.expr) {
+            self.tainted.extend(pat_idents(&e.pat));
+        }
+        visit::visit_expr_let(self, e);
+    }
+
+    fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+        if self.has_marker(&m.expr) {
+            for arm in &m.arms {
+                self.tainted.extend(pat_idents(&arm.pat));
+            }
+        }
+        visit::visit_expr_match(self, m);
+    }
+
+    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+        if self.has_marker(&a.right) {
+            self.record(&a.left);
+        }
+        visit::visit_expr_assign(self, a);
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        if STORE_METHODS.contains(&m.method.to_string().as_str()) && m.args.iter().any(|a| self.has_marker(a)) {
+            self.record(&m.receiver);
+        }
+        visit::visit_expr_method_call(self, m);
+    }
+}
+
+/// The `self.<field>` a place expression is rooted at, through guards and accessors
+/// (`*self.f.write().await`, `self.f.lock().unwrap()`, `self.state.lock().caps`), with the member
+/// read after the root when there is one, and the range of `self.<field>`.
+fn self_field_root(cx: &Cx, e: &Expr) -> Option<(String, Option<String>, Range<usize>)> {
+    let mut e = e;
+    let mut sub: Option<String> = None;
+    loop {
+        e = match e {
+            Expr::Field(f) => {
+                let Member::Named(name) = &f.member else { return None };
+                if is_self(&f.base) {
+                    return Some((name.to_string(), sub, cx.node_range(f)));
+                }
+                // The member nearest the root wins: `self.state.lock().caps.roots` → `caps`.
+                sub = Some(name.to_string());
+                &f.base
+            }
+            Expr::MethodCall(m) => &m.receiver,
+            Expr::Await(a) => &a.base,
+            Expr::Try(t) => &t.expr,
+            Expr::Paren(p) => &p.expr,
+            Expr::Group(g) => &g.expr,
+            Expr::Reference(r) => &r.expr,
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => &u.expr,
+            Expr::Index(i) => &i.expr,
+            _ => return None,
+        };
+    }
+}
+
+fn is_self(e: &Expr) -> bool {
+    matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("self"))
+}
+
+/// Reads of stored fields in one method body.
+struct FieldReads<'c, 'a, 's> {
+    cx: &'c Cx<'a>,
+    stores: &'s [&'s Store],
+    found: Vec<(Range<usize>, &'s Store)>,
+}
+
+impl<'ast, 's> Visit<'ast> for FieldReads<'_, '_, 's> {
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
+
+    // Writing the field (`*self.caps.write().await = None`) is not reading it.
+    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+        self.visit_expr(&a.right);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        visit_macro_body(self, m);
+    }
+
+    fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
+        if let Member::Named(name) = &f.member {
+            let name = name.to_string();
+            for store in self.stores {
+                let hit = match &store.sub {
+                    None => is_self(&f.base) && name == store.field,
+                    Some(sub) => {
+                        name == *sub
+                            && self_field_root(self.cx, &f.base)
+                                .is_some_and(|(field, inner, _)| field == store.field && inner.is_none())
+                    }
+                };
+                if hit {
+                    self.found.push((self.cx.node_range(f), store));
+                    break;
+                }
+            }
+        }
+        visit::visit_expr_field(self, f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::engine::check_text;
+
+    const RULE: &str = "inferred-client-capabilities";
+
+    /// The 1-based lines of this rule's findings in `code`, checked as a file with no manifest.
+    fn lines(code: &str) -> Vec<usize> {
+        let found = check_text(Path::new("/nonexistent/mcp-lint-test/src/lib.rs"), code.to_string());
+        found.iter().filter(|d| d.rule == RULE).map(|d| code[..d.range.start].matches('\n').count() + 1).collect()
+    }
+
+    #[test]
+    fn unknown_role_is_silent() {
+        // A generic helper: `peer_info()` could be either side's view.
+        let code = "fn caps<R: ServiceRole>(peer: &Peer<R>) -> bool {\n    peer.peer_info().is_some_and(|i| i.capabilities.roots.is_some())\n}\n";
+        assert!(lines(code).is_empty());
+    }
+
+    #[test]
+    fn role_server_signature_fires_once_per_call() {
+        let code = "fn caps(peer: &Peer<RoleServer>) -> bool {\n    let info = peer.peer_info();\n    let a = info.as_ref().is_some_and(|i| i.capabilities.roots.is_some());\n    a && info.is_some_and(|i| i.capabilities.sampling.is_some())\n}\n";
+        assert_eq!(lines(code), vec![2]);
+    }
+
+    #[test]
+    fn client_signature_is_silent() {
+        let code = "fn caps(peer: &Peer<RoleClient>) -> bool {\n    peer.peer_info().is_some_and(|i| i.capabilities.tools.is_some() || i.protocol_version.is_empty())\n}\n";
+        assert!(lines(code).is_empty());
+    }
+
+    #[test]
+    fn shadowed_closure_parameter_is_not_the_info() {
+        let code = "fn f(peer: &Peer<RoleServer>, other: Option<Cfg>) {\n    let i = peer.peer_info();\n    let x = other.map(|i| i.capabilities);\n    tracing::info!(\"{i:?} {x:?}\");\n}\n";
+        assert!(lines(code).is_empty());
+    }
+
+    #[test]
+    fn rebinding_unbinds() {
+        let code = "fn f(peer: &Peer<RoleServer>, cfg: Cfg) {\n    let info = peer.peer_info();\n    tracing::info!(\"{info:?}\");\n    let info = cfg;\n    let _ = info.capabilities;\n}\n";
+        assert!(lines(code).is_empty());
+    }
+
+    #[test]
+    fn nested_fn_is_reported_once() {
+        let code = "fn outer(peer: &Peer<RoleServer>) {\n    fn inner(peer: &Peer<RoleServer>) -> bool {\n        peer.peer_info().is_some_and(|i| i.capabilities.sampling.is_some())\n    }\n    inner(peer);\n}\n";
+        assert_eq!(lines(code), vec![3]);
+    }
+
+    #[test]
+    fn let_else_binding() {
+        let code = "fn f(peer: &Peer<RoleServer>) -> Option<String> {\n    let Some(info) = peer.peer_info() else { return None };\n    Some(info.client_info.name.clone())\n}\n";
+        assert_eq!(lines(code), vec![2]);
+    }
+
+    #[test]
+    fn client_info_needs_rust_mcp_sdk() {
+        let rmcp3 = "use rmcp::ServerHandler;\nstruct S;\nimpl ServerHandler for S {\n    async fn call_tool(&self, p: CallToolRequestParams, context: RequestContext<RoleServer>) {\n        let who = context.client_info();\n    }\n}\n";
+        assert!(lines(rmcp3).is_empty());
+        let sdk = "use rust_mcp_sdk::mcp_server::ServerHandler;\nstruct S;\nimpl ServerHandler for S {\n    async fn handle_call_tool_request(&self, r: CallToolRequest, runtime: Arc<dyn McpServer>) {\n        let who = runtime.client_info();\n        let v = runtime.client_version();\n    }\n}\n";
+        assert_eq!(lines(sdk), vec![5, 6]);
+    }
+
+    #[test]
+    fn mcp_attr_client_capabilities() {
+        let code = "use mcp_attr::server::{McpServer, RequestContext, mcp_server};\nstruct S;\n#[mcp_server]\nimpl McpServer for S {\n    #[tool]\n    async fn hello(&self, cx: &RequestContext) -> Result<String> {\n        let caps = cx.client_capabilities();\n        let who = cx.client_info();\n        let v = cx.protocol_version();\n        Ok(format!(\"{caps:?} {who:?} {v:?}\"))\n    }\n}\n";
+        assert_eq!(lines(code), vec![7, 8, 9]);
+        // Without mcp-attr, `client_capabilities()` is someone else's (rmcp 3.x: per request).
+        let rmcp =
+            code.replace("use mcp_attr::server::{McpServer, RequestContext, mcp_server};", "use rmcp::model::X;");
+        assert!(lines(&rmcp).is_empty());
+    }
+
+    #[test]
+    fn pmcp_get_client_capabilities() {
+        let code = "use pmcp::Server;\nasync fn gate(server: &Server) -> bool {\n    server.get_client_capabilities().await.is_some()\n}\n";
+        assert_eq!(lines(code), vec![3]);
+        let other = code.replace("use pmcp::Server;", "use lsp_server::Server;");
+        assert!(lines(&other).is_empty());
+    }
+
+    #[test]
+    fn fastmcp_client_supports_roots_in_a_tool() {
+        let code = "use fastmcp::prelude::*;\n#[tool]\nasync fn files(ctx: &McpContext) -> String {\n    if ctx.client_supports_roots() { \"ask\".into() } else { \"cwd\".into() }\n}\n";
+        assert_eq!(lines(code), vec![4]);
+    }
+
+    #[test]
+    fn store_without_server_handler_is_silent() {
+        let code = "struct A { caps: Cell<Option<Caps>> }\nimpl Agent for A {\n    fn initialize(&self, req: InitializeRequest) { self.caps.set(Some(req.capabilities)); }\n    fn prompt(&self) -> bool { self.caps.get().is_some() }\n}\n";
+        assert!(lines(code).is_empty());
+    }
+
+    #[test]
+    fn store_of_the_peer_alone_is_silent() {
+        let code = "struct S { peer: Mutex<Option<Peer<RoleServer>>> }\nimpl ServerHandler for S {\n    async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {\n        *self.peer.lock().unwrap() = Some(cx.peer.clone());\n    }\n}\n#[tool_router]\nimpl S {\n    #[tool]\n    async fn t(&self) { let p = self.peer.lock().unwrap().clone(); }\n}\n";
+        assert!(lines(code).is_empty());
+    }
+
+    #[test]
+    fn store_of_the_whole_request_and_read_in_clone_impl() {
+        let code = "struct S { init: OnceLock<InitializeRequestParams> }\nimpl ServerHandler for S {\n    async fn initialize(&self, request: InitializeRequestParams, cx: RequestContext<RoleServer>) -> Result<InitializeResult, ErrorData> {\n        let _ = self.init.set(request);\n        Ok(self.get_info())\n    }\n    async fn list_tools(&self, _: Option<PaginatedRequestParams>, _: RequestContext<RoleServer>) {\n        let old = self.init.get().map(|r| r.protocol_version.clone());\n    }\n}\nimpl Clone for S {\n    fn clone(&self) -> Self { S { init: self.init.clone() } }\n}\n";
+        assert_eq!(lines(code), vec![8]);
     }
 }

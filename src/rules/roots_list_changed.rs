@@ -86,9 +86,7 @@ impl Rule for RootsListChanged {
                 cx.report(
                     &META,
                     range,
-                    format!(
-                        "`{name}()` sends `notifications/roots/list_changed`, which was removed in MCP 2026-07-28"
-                    ),
+                    format!("`{name}()` sends `notifications/roots/list_changed`, which was removed in MCP 2026-07-28"),
                     "sends a removed notification",
                 )
                 .help(HELP_SEND);
@@ -125,7 +123,8 @@ impl Rule for RootsListChanged {
             }
             let range = cx.node_range(field);
             let value = cx.node_range(&field.expr);
-            let message = format!("`list_changed` on `{ty}` declares `roots.listChanged`, which was removed in MCP 2026-07-28");
+            let message =
+                format!("`list_changed` on `{ty}` declares `roots.listChanged`, which was removed in MCP 2026-07-28");
             let d = cx.report(&META, range, message, "declares a removed capability flag");
             // `Some(..)` → `None` keeps an `Option<bool>` field's type; a bare `true` → `false` keeps a
             // `bool` field's (pmcp, fastmcp). Anything else (a variable, shorthand) is left to a person.
@@ -296,30 +295,34 @@ fn strip(expr: &syn::Expr) -> &syn::Expr {
     }
 }
 
-/// The range that removes `.enable_roots_list_changed()` from a chain: from the end of the
-/// receiver, so the line break and indentation before the `.` go too. When a comment sits between
-/// the receiver and the `.` (it belongs to the previous link), only the link's own line goes.
+/// The range that removes `.enable_roots_list_changed()` from a chain. When the link sits on a
+/// line of its own (`.` first, at most a `//` comment after `)`), the whole line goes, with any
+/// comment about it. Otherwise from the end of the receiver (`chain_link_range`), so the line break
+/// and indentation before the `.` go too; or, when a comment separates the receiver from the `.`
+/// (it belongs to the previous link), from the `.` only.
 fn builder_link_range(cx: &Cx, call: &syn::ExprMethodCall) -> Range<usize> {
     let full = chain_link_range(cx, call);
     let dot = cx.span_range(call.dot_token.span).start;
-    let gap = cx.text(full.start..dot);
-    if !gap.contains("//") && !gap.contains("/*") {
-        return full;
-    }
     let text = cx.file.text.as_str();
-    let line_start = text[..dot].rfind('\n').map_or(0, |i| i + 1);
-    if text[line_start..dot].trim().is_empty() {
-        // Take the preceding line break too, so no blank line is left.
-        let start = if line_start > 0 && text.as_bytes()[line_start - 1] == b'\n' {
-            let crlf = line_start >= 2 && text.as_bytes()[line_start - 2] == b'\r';
-            line_start - 1 - crlf as usize
-        } else {
-            line_start
-        };
-        start.max(full.start)..full.end
-    } else {
-        dot..full.end
+    let own_line = own_line_range(text, dot..full.end);
+    if let Some(line) = own_line
+        && line.start >= full.start
+    {
+        return line;
     }
+    let gap = cx.text(full.start..dot);
+    if gap.contains("//") || gap.contains("/*") { dot..full.end } else { full }
+}
+
+/// The whole line(s) of `range`, line break included, when `range` is alone on them: only
+/// indentation before it, and only whitespace or a `//` comment after it.
+fn own_line_range(text: &str, range: Range<usize>) -> Option<Range<usize>> {
+    let line_start = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
+    let rest = &text[range.end..];
+    let line_end = rest.find('\n').map(|i| range.end + i)?;
+    let after = text[range.end..line_end].trim();
+    let alone = text[line_start..range.start].trim().is_empty() && (after.is_empty() || after.starts_with("//"));
+    alone.then_some(line_start..line_end + 1)
 }
 
 /// Edits that delete member `i` of `obj` together with the comma that separates it from a
@@ -331,16 +334,17 @@ fn json_member_delete(text: &str, obj: &JsonNode, members: &[JsonMember], i: usi
     let others = members.len() > 1;
 
     if !others {
-        // The only member: when nothing but whitespace (and a trailing comma) surrounds it, empty
-        // the braces entirely so the result reads `"roots": {}`.
-        let inner = obj.range.start + 1..obj.range.end.saturating_sub(1);
+        // The only member: when nothing else (but whitespace) is left inside the braces, empty
+        // them entirely so the result reads `"roots": {}`.
         let end = if trailing_comma { after + 1 } else { m.range.end };
-        let around_empty = text.get(inner.start..m.range.start).is_some_and(|s| s.trim().is_empty())
-            && text.get(end..inner.end).is_some_and(|s| s.trim().is_empty());
-        if around_empty && inner.start <= inner.end {
+        let del = tidy_lines(text, m.range.start..end);
+        let inner = obj.range.start + 1..obj.range.end.saturating_sub(1);
+        let left_empty = text.get(inner.start..del.start).is_some_and(|s| s.trim().is_empty())
+            && text.get(del.end..inner.end).is_some_and(|s| s.trim().is_empty());
+        if left_empty {
             return vec![Edit::delete(inner)];
         }
-        return vec![Edit::delete(tidy_lines(text, m.range.start..end))];
+        return vec![Edit::delete(del)];
     }
     if trailing_comma {
         // `"listChanged": true,` followed by another member (or a trailing comma in JSONC):
@@ -353,7 +357,9 @@ fn json_member_delete(text: &str, obj: &JsonNode, members: &[JsonMember], i: usi
     let comma = skip_ws(text, prev.range.end);
     let member = tidy_lines(text, m.range.start..m.range.end);
     if text.as_bytes().get(comma) == Some(&b',') && comma < member.start {
-        if text[comma + 1..member.start].trim().is_empty() {
+        // On one line (`{"x": 1, "listChanged": true}`) the comma and the member go together; a
+        // member on its own line goes as a line, so the closing brace keeps its own line.
+        if member.start == m.range.start && text[comma + 1..member.start].trim().is_empty() {
             return vec![Edit::delete(comma..member.end)];
         }
         return vec![Edit::delete(comma..comma + 1), Edit::delete(member)];
@@ -361,24 +367,167 @@ fn json_member_delete(text: &str, obj: &JsonNode, members: &[JsonMember], i: usi
     vec![Edit::delete(prev.range.end..m.range.end)]
 }
 
-/// Widens a deletion to whole lines when it alone occupies them (indentation before, line break
-/// after), else to the spaces that follow it on its line, so no blank line or double space is left.
+/// Widens a deletion to whole lines when it alone occupies them (indentation before; a line
+/// break, or a `//` comment about it, after), else to the spaces that follow it on its line, so no
+/// blank line or double space is left.
 fn tidy_lines(text: &str, range: Range<usize>) -> Range<usize> {
-    let line_start = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
-    let rest = &text[range.end..];
-    let line_end = rest.find('\n').map_or(text.len(), |i| range.end + i);
-    let before_blank = text[line_start..range.start].trim().is_empty();
-    let after_blank = text[range.end..line_end].trim().is_empty();
-    if before_blank && after_blank && line_end < text.len() {
-        line_start..line_end + 1
-    } else {
-        let spaces = rest.len() - rest.trim_start_matches([' ', '\t']).len();
-        range.start..range.end + spaces
+    if let Some(lines) = own_line_range(text, range.clone()) {
+        return lines;
     }
+    let rest = &text[range.end..];
+    let spaces = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+    range.start..range.end + spaces
 }
 
 /// The first byte at or after `at` that is not whitespace.
 fn skip_ws(text: &str, at: usize) -> usize {
     let rest = text.get(at..).unwrap_or("");
     at + (rest.len() - rest.trim_start().len())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::diagnostic::Diagnostic;
+    use crate::engine::check_text;
+    use crate::json::parse::parse_json_file;
+    use crate::source::FileKind;
+
+    fn findings(name: &str, text: &str) -> Vec<Diagnostic> {
+        check_text(Path::new(name), text.to_owned()).into_iter().filter(|d| d.rule == "roots-list-changed").collect()
+    }
+
+    /// Applies every fix of this rule's findings (edits from the end, as the fixer does).
+    fn fixed(name: &str, text: &str) -> String {
+        let mut edits: Vec<_> = findings(name, text).into_iter().filter_map(|d| d.fix).flat_map(|f| f.edits).collect();
+        edits.sort_by_key(|e| std::cmp::Reverse(e.byte_range.start));
+        let mut out = text.to_owned();
+        for e in edits {
+            out.replace_range(e.byte_range, &e.replacement);
+        }
+        out
+    }
+
+    fn assert_rust_fix(before: &str, after: &str) {
+        let got = fixed("lib.rs", before);
+        assert_eq!(got, after);
+        syn::parse_file(&got).expect("the fixed file parses");
+        assert!(findings("lib.rs", &got).is_empty(), "nothing left to report in:\n{got}");
+    }
+
+    fn assert_json_fix(name: &str, before: &str, after: &str) {
+        let got = fixed(name, before);
+        assert_eq!(got, after);
+        let parsed = parse_json_file(&got, FileKind::of(Path::new(name)));
+        assert!(parsed.errors.is_empty(), "the fixed JSON parses: {:?}\n{got}", parsed.errors);
+        assert!(findings(name, &got).is_empty(), "nothing left to report in:\n{got}");
+    }
+
+    #[test]
+    fn builder_link_on_its_own_line_goes_with_its_line() {
+        assert_rust_fix(
+            "fn caps() -> ClientCapabilities {\n    ClientCapabilities::builder()\n        .enable_roots()\n        .enable_roots_list_changed() // tell the server\n        .build()\n}\n",
+            "fn caps() -> ClientCapabilities {\n    ClientCapabilities::builder()\n        .enable_roots()\n        .build()\n}\n",
+        );
+    }
+
+    #[test]
+    fn builder_link_inline_and_at_the_end() {
+        assert_rust_fix(
+            "fn caps() { let c = ClientCapabilities::builder().enable_roots().enable_roots_list_changed().build(); }\n",
+            "fn caps() { let c = ClientCapabilities::builder().enable_roots().build(); }\n",
+        );
+        assert_rust_fix(
+            "fn caps() {\n    let b = ClientCapabilities::builder()\n        .enable_roots()\n        .enable_roots_list_changed();\n    b.build();\n}\n",
+            "fn caps() {\n    let b = ClientCapabilities::builder()\n        .enable_roots();\n    b.build();\n}\n",
+        );
+    }
+
+    #[test]
+    fn builder_fix_keeps_a_comment_of_the_previous_link() {
+        assert_rust_fix(
+            "fn caps() {\n    let b = ClientCapabilities::builder()\n        .enable_roots() // folders\n        .enable_roots_list_changed().build();\n}\n",
+            "fn caps() {\n    let b = ClientCapabilities::builder()\n        .enable_roots() // folders\n        .build();\n}\n",
+        );
+    }
+
+    #[test]
+    fn struct_fields_are_switched_off() {
+        assert_rust_fix(
+            "fn caps() { let a = RootsCapabilities { list_changed: Some(true) }; let b = pmcp::RootsCapabilities { list_changed: true }; }\n",
+            "fn caps() { let a = RootsCapabilities { list_changed: None }; let b = pmcp::RootsCapabilities { list_changed: false }; }\n",
+        );
+    }
+
+    #[test]
+    fn struct_field_from_a_variable_has_no_fix() {
+        let found = findings("lib.rs", "fn caps(on: bool) { let a = RootsCapability { list_changed: on }; }\n");
+        assert_eq!(found.len(), 1);
+        assert!(found[0].fix.is_none());
+    }
+
+    #[test]
+    fn json_sole_member_leaves_empty_braces() {
+        assert_json_fix(
+            "c.json",
+            r#"{"capabilities": {"roots": {"listChanged": true}}}"#,
+            r#"{"capabilities": {"roots": {}}}"#,
+        );
+        assert_json_fix(
+            "c.json",
+            "{\n  \"roots\": {\n    \"listChanged\": true\n  },\n  \"sampling\": {}\n}\n",
+            "{\n  \"roots\": {},\n  \"sampling\": {}\n}\n",
+        );
+        assert_json_fix(
+            "c.jsonc",
+            "{\n  \"roots\": {\n    \"listChanged\": true, // announce changes\n  },\n}\n",
+            "{\n  \"roots\": {},\n}\n",
+        );
+    }
+
+    #[test]
+    fn json_member_with_neighbours_takes_one_comma() {
+        assert_json_fix("c.json", r#"{"roots": {"listChanged": true, "x": 1}}"#, r#"{"roots": {"x": 1}}"#);
+        assert_json_fix("c.json", r#"{"roots": {"x": 1, "list_changed": true}}"#, r#"{"roots": {"x": 1}}"#);
+        assert_json_fix(
+            "c.json",
+            "{\"roots\": {\n  \"x\": 1,\n  \"listChanged\": true\n}}\n",
+            "{\"roots\": {\n  \"x\": 1\n}}\n",
+        );
+        assert_json_fix(
+            "c.jsonc",
+            "{\"roots\": {\n  \"listChanged\": true,\n  // vendor flag\n  \"x\": 1\n}}\n",
+            "{\"roots\": {\n  // vendor flag\n  \"x\": 1\n}}\n",
+        );
+    }
+
+    #[test]
+    fn json_macro_body_is_fixed_in_place() {
+        assert_rust_fix(
+            "fn caps() -> Value { json!({\"capabilities\": {\"roots\": {\"listChanged\": true}, \"sampling\": {}}}) }\n",
+            "fn caps() -> Value { json!({\"capabilities\": {\"roots\": {}, \"sampling\": {}}}) }\n",
+        );
+    }
+
+    #[test]
+    fn one_finding_per_notification_construct() {
+        let src = "fn f(n: ClientNotification) -> ClientNotification {\n    match n {\n        ClientNotification::RootsListChanged => {}\n        _ => {}\n    }\n    ClientNotification::RootsListChangedNotification(RootsListChangedNotification::default())\n}\n";
+        let found = findings("lib.rs", src);
+        assert_eq!(found.len(), 2, "{found:?}");
+    }
+
+    #[test]
+    fn silent_on_other_list_changed_flags() {
+        let src = r#"fn f() {
+    let a = ToolsCapability { list_changed: Some(true) };
+    let b = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build();
+    let c = json!({"tools": {"listChanged": true}, "roots": {"listChanged": false}});
+    let d = RootsCapabilities { list_changed: Some(false) };
+    let e = "notifications/tools/list_changed";
+}
+"#;
+        assert!(findings("lib.rs", src).is_empty());
+        assert!(findings("c.json", r#"{"tools": {"listChanged": true}, "roots": {"listChanged": false}}"#).is_empty());
+    }
 }

@@ -155,10 +155,12 @@ impl<'ast> Visit<'ast> for RuleVisitor<'_, '_> {
     }
 
     fn visit_pat(&mut self, p: &'ast syn::Pat) {
+        // syn models a unit pattern (`Kind::Roots =>`) as an expression path; it is a pattern.
         if let syn::Pat::Path(pp) = p {
             for rule in self.rules {
                 rule.pat_path(self.cx, &pp.path);
             }
+            return;
         }
         visit::visit_pat(self, p);
     }
@@ -191,8 +193,36 @@ impl<'ast> Visit<'ast> for RuleVisitor<'_, '_> {
             }
             return;
         }
-        // Most macros take comma-separated expressions (format args, vec!, assert!, matches!'s
-        // scrutinee); others take statements. Whatever parses is visited like ordinary code.
+        // `matches!(value, Pattern if guard)`: the second half is a pattern, not an expression.
+        if matches!(name.as_str(), "matches" | "assert_matches" | "debug_assert_matches")
+            && let Ok(m) = MatchesBody::parse.parse2(m.tokens.clone())
+        {
+            self.visit_expr(&m.value);
+            self.visit_pat(&m.pat);
+            if let Some(guard) = &m.guard {
+                self.visit_expr(guard);
+            }
+            for e in &m.rest {
+                self.visit_expr(e);
+            }
+            return;
+        }
+        // `select!`-style arms: `pattern = future => handler`.
+        if name == "select"
+            && let Ok(arms) = SelectArms::parse.parse2(m.tokens.clone())
+        {
+            for arm in &arms.0 {
+                self.visit_pat(&arm.pat);
+                self.visit_expr(&arm.future);
+                if let Some(guard) = &arm.guard {
+                    self.visit_expr(guard);
+                }
+                self.visit_expr(&arm.handler);
+            }
+            return;
+        }
+        // Most macros take comma-separated expressions (format args, vec!, assert!); others take
+        // statements. Whatever parses is visited like ordinary code.
         let exprs = Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(m.tokens.clone());
         if let Ok(exprs) = exprs {
             for e in &exprs {
@@ -225,4 +255,153 @@ fn imported_sdks(file: &syn::File) -> Vec<Sdk> {
         }
     }
     out
+}
+
+/// Whether the visitor reads this macro's body as code (then the ordinary hooks see what is in
+/// it); rules that scan other macro bodies token by token use this to avoid reporting twice.
+pub fn reads_macro_body(name: &str, tokens: &TokenStream) -> bool {
+    name == "json"
+        || matches!(name, "matches" | "assert_matches" | "debug_assert_matches")
+            && MatchesBody::parse.parse2(tokens.clone()).is_ok()
+        || name == "select" && SelectArms::parse.parse2(tokens.clone()).is_ok()
+        || Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(tokens.clone()).is_ok()
+        || syn::Block::parse_within.parse2(tokens.clone()).is_ok()
+}
+
+/// The body of `matches!`: `value, pattern (if guard)? (, message args)*`.
+struct MatchesBody {
+    value: syn::Expr,
+    pat: syn::Pat,
+    guard: Option<syn::Expr>,
+    rest: Vec<syn::Expr>,
+}
+
+impl MatchesBody {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        let value: syn::Expr = input.parse()?;
+        input.parse::<syn::Token![,]>()?;
+        let pat = syn::Pat::parse_multi_with_leading_vert(input)?;
+        let guard = if input.peek(syn::Token![if]) {
+            input.parse::<syn::Token![if]>()?;
+            Some(input.parse()?)
+        } else {
+            None
+        };
+        let mut rest = Vec::new();
+        while input.parse::<Option<syn::Token![,]>>()?.is_some() && !input.is_empty() {
+            rest.push(input.parse()?);
+        }
+        Ok(MatchesBody { value, pat, guard, rest })
+    }
+}
+
+/// One arm of `tokio::select!` / `futures::select!`: `pattern = future (, if guard)? => handler`.
+/// An `else => handler` arm has the wildcard pattern and no future.
+struct SelectArm {
+    pat: syn::Pat,
+    future: syn::Expr,
+    guard: Option<syn::Expr>,
+    handler: syn::Expr,
+}
+
+struct SelectArms(Vec<SelectArm>);
+
+impl SelectArms {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        let mut arms = Vec::new();
+        // `biased;` may open the body.
+        if input.peek(syn::Ident) && input.peek2(syn::Token![;]) {
+            input.parse::<syn::Ident>()?;
+            input.parse::<syn::Token![;]>()?;
+        }
+        while !input.is_empty() {
+            let (pat, future) = if input.peek(syn::Token![else]) || input.peek(syn::Token![default]) {
+                input.parse::<proc_macro2::TokenTree>()?;
+                (syn::parse_quote!(_), syn::parse_quote!(()))
+            } else {
+                let pat = syn::Pat::parse_multi_with_leading_vert(input)?;
+                input.parse::<syn::Token![=]>()?;
+                (pat, syn::Expr::parse_without_eager_brace(input)?)
+            };
+            let guard = if input.peek(syn::Token![,]) && input.peek2(syn::Token![if]) {
+                input.parse::<syn::Token![,]>()?;
+                input.parse::<syn::Token![if]>()?;
+                Some(syn::Expr::parse_without_eager_brace(input)?)
+            } else {
+                None
+            };
+            input.parse::<syn::Token![=>]>()?;
+            let handler: syn::Expr = input.parse()?;
+            arms.push(SelectArm { pat, future, guard, handler });
+            if !input.is_empty() {
+                // A block handler needs no comma.
+                let _ = input.parse::<Option<syn::Token![,]>>()?;
+            }
+        }
+        Ok(SelectArms(arms))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::{CrateContext, Impact};
+    use crate::cx::Origin;
+    use crate::rules::RuleMeta;
+    use crate::source::SourceFile;
+
+    static META: RuleMeta = RuleMeta {
+        name: "probe",
+        summary: "",
+        impact: Impact::Removed,
+        triggers: &[],
+        help: None,
+        fixable: false,
+        doc: "",
+    };
+
+    /// Reports every method call and every path in a pattern, to see what the visitor offers.
+    struct Probe;
+    impl Rule for Probe {
+        fn meta(&self) -> &'static RuleMeta {
+            &META
+        }
+        fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall) {
+            let r = cx.node_range(&call.method);
+            cx.report(&META, r, format!("call {}", call.method), "");
+        }
+        fn pat_path(&self, cx: &mut Cx, path: &syn::Path) {
+            let r = cx.node_range(path);
+            cx.report(&META, r, format!("pat {}", quote::quote!(#path).to_string().replace(' ', "")), "");
+        }
+        fn expr_path(&self, cx: &mut Cx, path: &syn::ExprPath) {
+            let r = cx.node_range(path);
+            cx.report(&META, r, format!("expr {}", quote::quote!(#path).to_string().replace(' ', "")), "");
+        }
+    }
+
+    fn offered(src: &str) -> Vec<String> {
+        let file = SourceFile::new("x.rs".into(), "x.rs".into(), src.into());
+        let krate = CrateContext::default();
+        let mut cx = Cx::new(&file, &krate, Origin::Rust);
+        let parsed = crate::rust::parse::parse_rust(src).unwrap();
+        RuleVisitor::new(&mut cx, &[&Probe]).run(&parsed.file);
+        proc_macro2::extra::invalidate_current_thread_spans();
+        cx.diagnostics.into_iter().map(|d| d.message).collect()
+    }
+
+    #[test]
+    fn matches_pattern_is_a_pattern() {
+        let got = offered("fn f(r: R) -> bool { matches!(r.kind(), Req::Roots(_) | Req::Other if r.ok()) }");
+        assert_eq!(got, ["call kind", "expr r", "pat Req::Roots", "pat Req::Other", "call ok", "expr r"]);
+    }
+
+    #[test]
+    fn select_arms_are_read() {
+        let src = "async fn f() { tokio::select! { biased; Ok(r) = peer.list_roots() => { r.go() } _ = stop.recv(), if armed => {}, else => done() } }";
+        let got = offered(src);
+        for want in ["pat Ok", "call list_roots", "call go", "call recv", "expr armed", "expr done"] {
+            assert!(got.contains(&want.to_owned()), "{want} missing from {got:?}");
+        }
+    }
 }
