@@ -5,11 +5,12 @@
 //! constructions (`json!` objects and struct literals with `id` + `method`, SDK-style
 //! `request(id, "tools/call", …)` calls), bindings, loops, branches, assignments and send-like calls;
 //! the reuse patterns are then judged on what was collected:
-//! 1. a request built in an MRTR loop whose id is a binding from before the loop (never reassigned
-//!    in it) or a literal; or two attempts built with the same binding or literal id;
+//! 1. a request built in a loop that retries on `input_required`, whose id is a binding from before
+//!    the loop (never reassigned in it) or a literal; or two attempts built with the same binding or
+//!    literal id, an MRTR step between them;
 //! 2. a request whose id is copied from another request (`original.id`, `req["id"].clone()`, a
 //!    `JsonRpcRequest { ..original }` update) after the fn handled `inputResponses`/`requestState`;
-//! 3. one request value (or a clone of it) sent again, after an MRTR step or in an MRTR loop, with no
+//! 3. one request value (or a clone of it) sent again, after an MRTR step or in a retry loop, with no
 //!    new id assigned in between; or a clone of a JSON-RPC request parameter that keeps its id.
 //!
 //! JSON transcripts: a client request whose id equals an earlier client request's id with the same
@@ -268,6 +269,12 @@ struct Binding {
 struct Loop {
     range: Range<usize>,
     keyword: Range<usize>,
+    label: Option<String>,
+    /// The loop goes round again on `input_required`: its `while` condition checks MRTR, or it exits
+    /// when the result is not `input_required` (`if … != "input_required" { return … }`).
+    retries: bool,
+    /// Offsets of the `continue`s that restart this loop.
+    continues: Vec<usize>,
 }
 
 /// A send-like call that passes a local value.
@@ -344,8 +351,16 @@ impl<'c, 'a> Walk<'c, 'a> {
         }
     }
 
-    fn in_loop(&mut self, range: Range<usize>, keyword: Range<usize>, inner: impl FnOnce(&mut Self)) {
-        self.loops.push(Loop { range, keyword });
+    fn in_loop(
+        &mut self,
+        range: Range<usize>,
+        keyword: Range<usize>,
+        label: &Option<syn::Label>,
+        retries: bool,
+        inner: impl FnOnce(&mut Self),
+    ) {
+        let label = label.as_ref().map(|l| l.name.ident.to_string());
+        self.loops.push(Loop { range, keyword, label, retries, continues: Vec::new() });
         self.loop_stack.push(self.loops.len() - 1);
         inner(self);
         self.loop_stack.pop();
@@ -454,25 +469,55 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
 
     fn visit_expr_loop(&mut self, e: &'ast syn::ExprLoop) {
         let (range, kw) = (self.cx.node_range(e), self.cx.span_range(e.loop_token.span));
-        self.in_loop(range, kw, |w| visit::visit_expr_loop(w, e));
+        self.in_loop(range, kw, &e.label, false, |w| visit::visit_expr_loop(w, e));
     }
 
     fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
         let (range, kw) = (self.cx.node_range(e), self.cx.span_range(e.while_token.span));
-        self.in_loop(range, kw, |w| visit::visit_expr_while(w, e));
+        let retries = mentions_mrtr(&e.cond.to_token_stream());
+        self.in_loop(range, kw, &e.label, retries, |w| visit::visit_expr_while(w, e));
     }
 
     fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
         let (range, kw) = (self.cx.node_range(e), self.cx.span_range(e.for_token.span));
         // The iterator is evaluated once, before the loop.
         self.visit_expr(&e.expr);
-        self.in_loop(range, kw, |w| {
+        self.in_loop(range, kw, &e.label, false, |w| {
             w.visit_pat(&e.pat);
             w.visit_block(&e.body);
         });
     }
 
+    fn visit_expr_continue(&mut self, e: &'ast syn::ExprContinue) {
+        let at = self.cx.node_range(e).start;
+        let target = match &e.label {
+            Some(l) => {
+                let name = l.ident.to_string();
+                self.loop_stack.iter().rev().copied().find(|&i| self.loops[i].label.as_deref() == Some(&name))
+            }
+            None => self.loop_stack.last().copied(),
+        };
+        if let Some(i) = target {
+            self.loops[i].continues.push(at);
+        }
+    }
+
     fn visit_expr_if(&mut self, e: &'ast syn::ExprIf) {
+        // `if resp["result"]["resultType"] != "input_required" { return resp; }`: the loop goes on
+        // exactly when input is required.
+        let negated = match &*e.cond {
+            Expr::Binary(b) => matches!(b.op, syn::BinOp::Ne(_)),
+            Expr::Unary(u) => matches!(u.op, syn::UnOp::Not(_)),
+            _ => false,
+        };
+        if negated && mentions_mrtr(&e.cond.to_token_stream()) {
+            let then = e.then_branch.to_token_stream();
+            if (tokens_mention(&then, "return") || tokens_mention(&then, "break"))
+                && let Some(&i) = self.loop_stack.last()
+            {
+                self.loops[i].retries = true;
+            }
+        }
         self.visit_expr(&e.cond);
         let node = self.next_branch;
         self.next_branch += 1;
@@ -719,6 +764,11 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
     };
     let has_mention = |r: Range<usize>| within(&mentions.all, r);
     let has_retry_word = |r: Range<usize>| within(&mentions.retry, r);
+    // A loop that retries on `input_required` (not one that only repeats a request after a
+    // transport error and hands an `input_required` result back).
+    let retry_loop = |l: &Loop| {
+        l.retries || has_retry_word(l.range.clone()) || l.continues.iter().any(|&c| has_mention(l.range.start..c))
+    };
     let mut out: Vec<Finding> = Vec::new();
     // Builds already reported, so a request is reported once, by the most specific pattern.
     let mut fired: HashSet<usize> = HashSet::new();
@@ -727,7 +777,7 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
     for (bi, b) in walk.builds.iter().enumerate() {
         let Some(&li) = b.loops.last() else { continue };
         let l = &walk.loops[li];
-        if !has_mention(l.range.clone()) {
+        if !retry_loop(l) {
             continue;
         }
         let within = |at: usize| l.range.contains(&at);
@@ -892,7 +942,7 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
             s.loops.iter().rev().map(|&li| &walk.loops[li]).find(|l| !l.range.contains(&binding.range.start));
         let mut hit: Option<Finding> = None;
         if let Some(l) = outer_loop
-            && has_mention(l.range.clone())
+            && retry_loop(l)
             && !resets(&same_family, l.range.clone())
         {
             hit = Some(Finding {
@@ -1379,5 +1429,42 @@ fn retry(original: &Request, answers: Value) -> Request {
 }
 "#;
         assert_eq!(findings(src), [(5, "original.id.clone()".to_owned())]);
+    }
+
+    #[test]
+    fn loop_that_hands_input_required_back_is_not_a_retry_loop() {
+        let src = r#"
+fn call(client: &Client) -> Outcome {
+    let id = next_id();
+    let mut attempts = 0;
+    loop {
+        match client.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call"})) {
+            Err(_) if attempts < 3 => { attempts += 1; continue; }
+            Err(e) => return Outcome::Failed(e),
+            Ok(r) if r["result"]["resultType"] == "input_required" => return Outcome::NeedsInput(r),
+            Ok(r) => return Outcome::Done(r),
+        }
+    }
+}
+"#;
+        assert!(findings(src).is_empty());
+    }
+
+    #[test]
+    fn loop_that_exits_unless_input_required_retries() {
+        let src = r#"
+fn call(client: &Client) -> Value {
+    let id = next_id();
+    let mut params = json!({});
+    loop {
+        let r = client.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}));
+        if r["result"]["resultType"] != "input_required" {
+            return r;
+        }
+        params = answers(&r);
+    }
+}
+"#;
+        assert_eq!(findings(src), [(6, "id".to_owned())]);
     }
 }
