@@ -66,6 +66,8 @@ pub struct CrateContext {
     pub manifest: Option<PathBuf>,
     pub name: Option<String>,
     pub sdks: Vec<SdkDependency>,
+    /// Which protocol revisions the crate targets, decided once for the whole crate.
+    pub era: EraDecision,
 }
 
 impl CrateContext {
@@ -73,8 +75,22 @@ impl CrateContext {
         self.sdks.iter().any(|d| d.sdk == sdk)
     }
 
-    /// Reads a manifest and, when one is found at or above it, the lock file.
+    /// The version of an SDK the crate uses, as `(major, minor)` when it can be read.
+    pub fn sdk_version(&self, sdk: Sdk) -> Option<(u64, u64)> {
+        let dep = self.sdks.iter().find(|d| d.sdk == sdk)?;
+        parse_version(dep.version.as_deref()?)
+    }
+
+    /// Reads a manifest and, when one is found at or above it, the lock file; then decides the
+    /// crate's era from its sources and SDK version.
     pub fn from_manifest(manifest: &Path) -> CrateContext {
+        let mut cx = CrateContext::read_manifest(manifest);
+        let signals = manifest.parent().map(era::scan_crate).unwrap_or_default();
+        cx.era = era::decide(&cx, &signals);
+        cx
+    }
+
+    fn read_manifest(manifest: &Path) -> CrateContext {
         let mut cx = CrateContext { manifest: Some(manifest.to_path_buf()), ..Default::default() };
         let Ok(text) = std::fs::read_to_string(manifest) else { return cx };
         let Ok(doc) = text.parse::<toml::Table>() else { return cx };
@@ -107,15 +123,29 @@ impl CrateContext {
         cx
     }
 
-    /// How severe a finding of this impact is for this crate. Issue-level era decisions extend
-    /// this one function; rules never pick a severity themselves.
+    /// How severe a finding of this impact is for this crate: the one place severity is decided.
+    /// Removed behaviour is an error unless the crate is dual-era (serving legacy clients the old
+    /// way is allowed there); breaking a MUST of 2026-07-28 is always an error; deprecations are
+    /// warnings.
     pub fn severity_for(&self, impact: Impact) -> Severity {
         match impact {
+            Impact::Removed if self.era.era == Era::Dual => Severity::Warning,
             Impact::Removed | Impact::Violation => Severity::Error,
             Impact::Deprecated => Severity::Warning,
         }
     }
 }
+
+/// `"3.1.4"`, `"^2.2"`, `"=1.8.0"` → `(major, minor)`.
+fn parse_version(v: &str) -> Option<(u64, u64)> {
+    let v = v.trim_start_matches(|c: char| !c.is_ascii_digit());
+    let mut parts = v.split(|c: char| !c.is_ascii_digit());
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+    Some((major, minor))
+}
+
+pub use era::{Era, EraDecision};
 
 /// Why a rule's findings matter, which decides their severity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,6 +156,172 @@ pub enum Impact {
     Violation,
     /// Uses something 2026-07-28 deprecates.
     Deprecated,
+}
+
+/// The protocol era a crate targets.
+pub mod era {
+    use std::path::{Path, PathBuf};
+
+    use aho_corasick::AhoCorasick;
+
+    use super::{CrateContext, Sdk};
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum Era {
+        /// 2026-07-28 only.
+        Modern,
+        /// Both 2026-07-28 and older revisions (legacy clients still get `initialize`).
+        Dual,
+        /// Only revisions before 2026-07-28: findings say what must change to migrate.
+        Legacy,
+        /// Nothing tells: treated as a migration to 2026-07-28.
+        #[default]
+        Unknown,
+    }
+
+    impl Era {
+        pub fn as_str(self) -> &'static str {
+            match self {
+                Era::Modern => "2026-07-28",
+                Era::Dual => "dual-era",
+                Era::Legacy => "legacy",
+                Era::Unknown => "unknown",
+            }
+        }
+
+        /// The names a config file uses (`era = "dual"`).
+        pub fn from_config(s: &str) -> Option<Era> {
+            match s {
+                "2026-07-28" | "modern" => Some(Era::Modern),
+                "dual" | "dual-era" => Some(Era::Dual),
+                "legacy" => Some(Era::Legacy),
+                _ => None,
+            }
+        }
+    }
+
+    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    pub struct EraDecision {
+        pub era: Era,
+        /// The evidence, for users: "`\"2026-07-28\"` in src/main.rs:12 and rmcp 3.11.0".
+        pub reason: String,
+    }
+
+    /// Where a crate's sources say which revisions they speak.
+    #[derive(Debug, Default)]
+    pub struct Signals {
+        /// First place a 2026-07-28 marker appears: (file, line, the word).
+        pub modern: Option<(PathBuf, usize, &'static str)>,
+        /// First place an older revision is named.
+        pub legacy: Option<(PathBuf, usize, &'static str)>,
+    }
+
+    const MODERN_WORDS: &[&str] = &["2026-07-28", "V_2026_07_28", "server/discover"];
+    const LEGACY_WORDS: &[&str] = &[
+        "2025-11-25",
+        "2025-06-18",
+        "2025-03-26",
+        "2024-11-05",
+        "V_2025_11_25",
+        "V_2025_06_18",
+        "V_2025_03_26",
+        "V_2024_11_05",
+    ];
+
+    /// Most files read for one crate's era: a bound on the cost for huge crates.
+    const MAX_FILES: usize = 5_000;
+
+    /// Scans the crate's own sources (not `target/`, not nested crates) for protocol versions.
+    pub fn scan_crate(dir: &Path) -> Signals {
+        let words: Vec<&str> = MODERN_WORDS.iter().chain(LEGACY_WORDS).copied().collect();
+        let automaton = AhoCorasick::new(&words).expect("era words build an automaton");
+        let mut signals = Signals::default();
+        let root = dir.to_path_buf();
+        let walker = ignore::WalkBuilder::new(dir)
+            .hidden(false)
+            .require_git(false)
+            .filter_entry(move |e| {
+                let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+                let name = e.file_name().to_str().unwrap_or("");
+                // Another crate's folder decides its own era.
+                !(is_dir
+                    && (matches!(name, "target" | ".git" | "node_modules")
+                        || (e.path() != root && e.path().join("Cargo.toml").is_file())))
+            })
+            .build();
+        let mut paths: Vec<PathBuf> = walker
+            .flatten()
+            .filter(|e| e.file_type().is_some_and(|t| t.is_file()) && crate::source::FileKind::is_scanned(e.path()))
+            .map(|e| e.into_path())
+            .take(MAX_FILES)
+            .collect();
+        // The first occurrence in path order, whatever order the walk produced.
+        paths.sort();
+        for path in paths {
+            if signals.modern.is_some() && signals.legacy.is_some() {
+                break;
+            }
+            let Ok(bytes) = std::fs::read(&path) else { continue };
+            for m in automaton.find_iter(&bytes) {
+                let word = words[m.pattern().as_usize()];
+                let line_start = bytes[..m.start()].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+                let before = String::from_utf8_lossy(&bytes[line_start..m.start()]);
+                // A revision named in prose ("written for MCP 2025-11-25") says nothing of the code.
+                if ["//", "/*", "*", "#"].iter().any(|c| before.trim_start().starts_with(c)) {
+                    continue;
+                }
+                let slot = if MODERN_WORDS.contains(&word) { &mut signals.modern } else { &mut signals.legacy };
+                if slot.is_none() {
+                    let line = bytes[..m.start()].iter().filter(|b| **b == b'\n').count() + 1;
+                    *slot = Some((path.clone(), line, word));
+                }
+            }
+        }
+        signals
+    }
+
+    /// Decides the era from the sources' protocol versions first, the SDK's version second.
+    pub fn decide(cx: &CrateContext, signals: &Signals) -> EraDecision {
+        let base = cx.manifest.as_deref().and_then(Path::parent);
+        let at = |(path, line, word): &(PathBuf, usize, &str)| {
+            let shown = base.and_then(|b| path.strip_prefix(b).ok()).unwrap_or(path);
+            format!("`{word}` at {}:{line}", shown.display())
+        };
+        let rmcp = cx.sdks.iter().find(|d| d.sdk == Sdk::Rmcp);
+        let rmcp_version = cx.sdk_version(Sdk::Rmcp);
+        let rmcp_shown = rmcp.map(|d| format!("rmcp {}", d.version.as_deref().unwrap_or("?")));
+        let (era, reason) = match (&signals.modern, &signals.legacy) {
+            (Some(m), Some(l)) => {
+                (Era::Dual, format!("names 2026-07-28 ({}) and an older revision ({})", at(m), at(l)))
+            }
+            (Some(m), None) => match rmcp_version {
+                // rmcp 3 still answers `initialize` unless told otherwise.
+                Some((major, _)) if major >= 3 => (
+                    Era::Dual,
+                    format!(
+                        "names 2026-07-28 ({}); {} also serves legacy clients",
+                        at(m),
+                        rmcp_shown.unwrap_or_default()
+                    ),
+                ),
+                _ => (Era::Modern, format!("names 2026-07-28 ({}) and no older revision", at(m))),
+            },
+            (None, Some(l)) => (Era::Legacy, format!("names only revisions before 2026-07-28 ({})", at(l))),
+            (None, None) => match rmcp_version {
+                Some((major, _)) if major >= 3 => {
+                    (Era::Dual, format!("{} serves both 2026-07-28 and legacy clients", rmcp_shown.unwrap_or_default()))
+                }
+                Some(_) => {
+                    (Era::Legacy, format!("{} predates 2026-07-28 (rmcp 3.0 added it)", rmcp_shown.unwrap_or_default()))
+                }
+                None => (
+                    Era::Unknown,
+                    "no protocol version or SDK version tells; checked as a migration to 2026-07-28".into(),
+                ),
+            },
+        };
+        EraDecision { era, reason }
+    }
 }
 
 /// Versions of packages in the nearest `Cargo.lock` at or above `dir`.
@@ -238,5 +434,59 @@ mod tests {
         assert_eq!(Sdk::from_crate_name("turbomcp-server"), Some(Sdk::Turbomcp));
         assert_eq!(Sdk::from_crate_name("serde"), None);
         assert_eq!(Sdk::from_crate_name("memchr"), None);
+    }
+
+    fn crate_with(dir: &Path, rmcp: Option<&str>, files: &[(&str, &str)]) -> CrateContext {
+        let deps = rmcp.map(|v| format!("rmcp = \"{v}\"\n")).unwrap_or_default();
+        std::fs::write(dir.join("Cargo.toml"), format!("[package]\nname = \"c\"\n[dependencies]\n{deps}")).unwrap();
+        for (name, text) in files {
+            let path = dir.join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        CrateContext::from_manifest(&dir.join("Cargo.toml"))
+    }
+
+    #[test]
+    fn era_from_sources_and_sdk() {
+        let d = tempfile::tempdir().unwrap();
+        let cx = crate_with(d.path(), Some("3.1"), &[("src/a.rs", "const V: &str = \"2026-07-28\";\n")]);
+        assert_eq!(cx.era.era, Era::Dual, "{}", cx.era.reason);
+        assert!(cx.era.reason.contains("src/a.rs:1"), "{}", cx.era.reason);
+        assert_eq!(cx.severity_for(Impact::Removed), Severity::Warning);
+        assert_eq!(cx.severity_for(Impact::Violation), Severity::Error);
+
+        let d = tempfile::tempdir().unwrap();
+        let cx = crate_with(d.path(), None, &[("src/a.rs", "let v = ProtocolVersion::V_2026_07_28;\n")]);
+        assert_eq!(cx.era.era, Era::Modern, "{}", cx.era.reason);
+        assert_eq!(cx.severity_for(Impact::Removed), Severity::Error);
+
+        let d = tempfile::tempdir().unwrap();
+        let cx = crate_with(d.path(), Some("2.2"), &[("src/a.rs", "// written for 2026-07-28 later\nfn f() {}\n")]);
+        assert_eq!(cx.era.era, Era::Legacy, "a comment is no evidence: {}", cx.era.reason);
+
+        let d = tempfile::tempdir().unwrap();
+        let cx = crate_with(
+            d.path(),
+            None,
+            &[("src/a.rs", "const NEW: &str = \"2026-07-28\";\n"), ("src/b.rs", "const OLD: &str = \"2025-06-18\";\n")],
+        );
+        assert_eq!(cx.era.era, Era::Dual);
+
+        let d = tempfile::tempdir().unwrap();
+        let cx = crate_with(d.path(), None, &[("src/a.rs", "fn f() {}\n")]);
+        assert_eq!(cx.era.era, Era::Unknown);
+        assert_eq!(cx.severity_for(Impact::Removed), Severity::Error);
+        assert_eq!(cx.severity_for(Impact::Deprecated), Severity::Warning);
+    }
+
+    #[test]
+    fn nested_crates_decide_their_own_era() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("inner/src")).unwrap();
+        std::fs::write(d.path().join("inner/Cargo.toml"), "[package]\nname = \"inner\"\n").unwrap();
+        std::fs::write(d.path().join("inner/src/lib.rs"), "const V: &str = \"2026-07-28\";\n").unwrap();
+        let cx = crate_with(d.path(), None, &[("src/a.rs", "fn f() {}\n")]);
+        assert_eq!(cx.era.era, Era::Unknown, "{}", cx.era.reason);
     }
 }

@@ -74,8 +74,11 @@ fn identity(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// As given, without a leading `./`, with `/` separators.
+/// As given, without a leading `./`, with `/` separators; an absolute path inside the current
+/// folder is shown relative to it.
 pub fn display_path(path: &Path) -> String {
+    let relative = std::env::current_dir().ok().and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf));
+    let path = relative.as_deref().unwrap_or(path);
     let s = path.to_string_lossy().replace('\\', "/");
     let mut s = s.as_str();
     while let Some(rest) = s.strip_prefix("./") {

@@ -36,6 +36,8 @@ impl Default for Options {
 /// The findings of one file, with the file kept for rendering code frames.
 pub struct FileReport {
     pub file: Arc<SourceFile>,
+    /// The crate the file belongs to: its SDK and the era its severities assumed.
+    pub crate_ctx: Arc<CrateContext>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -53,6 +55,17 @@ pub struct RunResult {
 impl RunResult {
     pub fn diagnostics(&self) -> impl Iterator<Item = (&FileReport, &Diagnostic)> {
         self.reports.iter().flat_map(|r| r.diagnostics.iter().map(move |d| (r, d)))
+    }
+
+    /// The crates of the files with findings, each once, in report order.
+    pub fn crates(&self) -> Vec<&CrateContext> {
+        let mut out: Vec<&CrateContext> = Vec::new();
+        for r in &self.reports {
+            if !out.iter().any(|c| c.manifest == r.crate_ctx.manifest) {
+                out.push(&r.crate_ctx);
+            }
+        }
+        out
     }
 }
 
@@ -126,7 +139,7 @@ fn check_path(path: &Path, shown: &str, prefilter: &Prefilter, contexts: &CrateC
     let crate_ctx = contexts.for_file(path);
     let file = SourceFile::new(path.to_path_buf(), shown.to_owned(), text);
     let diagnostics = check_file(&file, &crate_ctx, &scan.active, scan.role);
-    let report = (!diagnostics.is_empty()).then(|| FileReport { file: Arc::new(file), diagnostics });
+    let report = (!diagnostics.is_empty()).then(|| FileReport { file: Arc::new(file), crate_ctx, diagnostics });
     Outcome::Checked { report, parsed: true }
 }
 

@@ -75,6 +75,26 @@ fn json_format_has_the_contract_fields() {
     assert_eq!(f["range"]["start"], serde_json::json!({"line": 7, "column": 34}));
     assert_eq!(f["range"]["end"], serde_json::json!({"line": 7, "column": 46}));
     assert!(f["fix"].is_null() || f["fix"]["edits"].is_array());
+    // No crate around the file: nothing tells the era, so it is checked as a migration.
+    assert_eq!(f["era"]["assumed"], "unknown");
+    assert!(f["era"]["reason"].as_str().unwrap().contains("no protocol version"));
+}
+
+#[test]
+fn dual_era_crates_get_warnings_for_removed_behaviour() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "Cargo.toml", "[package]\nname = \"srv\"\nversion = \"0.1.0\"\n[dependencies]\nrmcp = \"3.11\"\n");
+    write(dir.path(), "src/tools.rs", SERVER_WITH_ROOTS);
+    let out = mcp_lint().current_dir(dir.path()).args(["check", "--format", "json", "src"]).assert().code(1);
+    let findings: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(findings[0]["severity"], "warning");
+    assert_eq!(findings[0]["era"]["assumed"], "dual-era");
+    mcp_lint()
+        .current_dir(dir.path())
+        .args(["check", "src"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("era assumed: dual-era: rmcp 3.11 serves both"));
 }
 
 #[test]

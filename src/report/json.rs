@@ -25,6 +25,10 @@ fn finding(report: &FileReport, d: &crate::diagnostic::Diagnostic) -> Value {
             "range": range(file, &l.range),
             "byte_range": [l.range.start, l.range.end],
         })).collect::<Vec<_>>(),
+        "era": {
+            "assumed": report.crate_ctx.era.era.as_str(),
+            "reason": report.crate_ctx.era.reason,
+        },
         "fix": d.fix.as_ref().map(|f| json!({
             "title": f.title,
             "applicability": f.applicability.as_str(),
