@@ -131,7 +131,7 @@ impl CrateContext {
         match impact {
             Impact::Removed if self.era.era == Era::Dual => Severity::Warning,
             Impact::Removed | Impact::Violation => Severity::Error,
-            Impact::Deprecated => Severity::Warning,
+            Impact::Deprecated { .. } | Impact::Housekeeping => Severity::Warning,
         }
     }
 }
@@ -154,8 +154,20 @@ pub enum Impact {
     Removed,
     /// Breaks a MUST of 2026-07-28.
     Violation,
-    /// Uses something 2026-07-28 deprecates.
-    Deprecated,
+    /// Uses something 2026-07-28 deprecates, with the earliest date it may be removed
+    /// (`"2027-07-28"` for roots, sampling and logging, SEP-2577).
+    Deprecated { earliest_removal: &'static str },
+    /// About mcp-lint's own comments, not the protocol (`unused-suppression`): a warning.
+    Housekeeping,
+}
+
+impl Impact {
+    pub fn earliest_removal(self) -> Option<&'static str> {
+        match self {
+            Impact::Deprecated { earliest_removal } => Some(earliest_removal),
+            _ => None,
+        }
+    }
 }
 
 /// The protocol era a crate targets.
@@ -477,7 +489,7 @@ mod tests {
         let cx = crate_with(d.path(), None, &[("src/a.rs", "fn f() {}\n")]);
         assert_eq!(cx.era.era, Era::Unknown);
         assert_eq!(cx.severity_for(Impact::Removed), Severity::Error);
-        assert_eq!(cx.severity_for(Impact::Deprecated), Severity::Warning);
+        assert_eq!(cx.severity_for(Impact::Deprecated { earliest_removal: "2027-07-28" }), Severity::Warning);
     }
 
     #[test]

@@ -99,7 +99,8 @@ impl<'a> Cx<'a> {
         self.states.get(&TypeId::of::<T>()).and_then(|b| b.downcast_ref::<T>())
     }
 
-    /// Records a finding. Severity comes from the crate context, never from the rule.
+    /// Records a finding. Severity comes from the crate context, never from the rule; a
+    /// deprecation's message carries its earliest removal date.
     pub fn report(
         &mut self,
         rule: &'static RuleMeta,
@@ -107,11 +108,15 @@ impl<'a> Cx<'a> {
         message: impl Into<String>,
         label: impl Into<String>,
     ) -> &mut Diagnostic {
+        let mut message = message.into();
+        if let Some(date) = rule.impact.earliest_removal() {
+            message.push_str(&format!(" (deprecated; earliest removal {date})"));
+        }
         self.diagnostics.push(Diagnostic {
             rule: rule.name,
             severity: self.crate_ctx.severity_for(rule.impact),
             range,
-            message: message.into(),
+            message,
             label: label.into(),
             labels: Vec::new(),
             help: rule.help.map(str::to_owned),

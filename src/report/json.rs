@@ -25,6 +25,7 @@ fn finding(report: &FileReport, d: &crate::diagnostic::Diagnostic) -> Value {
             "range": range(file, &l.range),
             "byte_range": [l.range.start, l.range.end],
         })).collect::<Vec<_>>(),
+        "earliest_removal": crate::rules::all_meta().find(|m| m.name == d.rule).and_then(|m| m.impact.earliest_removal()),
         "era": {
             "assumed": report.crate_ctx.era.era.as_str(),
             "reason": report.crate_ctx.era.reason,
