@@ -1,15 +1,14 @@
 //! The command line: `check`, `rules`, `explain`. Exit codes: 0 no findings, 1 findings,
 //! 2 usage error, unreadable named path, or internal error.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use codespan_reporting::term::termcolor::{ColorChoice, StandardStream};
 
 use crate::engine::{self, Options};
-use crate::report::{self, Format};
+use crate::report;
 use crate::rules::{self, Rule};
 
 #[derive(Parser)]
@@ -36,21 +35,41 @@ enum Command {
         /// A rule name, e.g. server-roots-request.
         rule: String,
     },
+    /// Run the language server on stdin/stdout, for editors (diagnostics and quick fixes as you type).
+    Server {
+        /// Accepted for editor clients that pass it; stdio is the only transport.
+        #[arg(long)]
+        stdio: bool,
+    },
 }
 
 #[derive(clap::Args)]
 struct CheckArgs {
     /// Files and folders to check. Folders are walked honouring .gitignore; target/ and .git/ are never read.
+    /// `-` reads standard input (see --stdin-filename).
     paths: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
+    /// The path standard input stands for with `-`: its extension decides Rust or JSON, its folder the
+    /// crate, and findings show it.
+    #[arg(long, value_name = "PATH")]
+    stdin_filename: Option<PathBuf>,
+    #[command(flatten)]
+    output: report::output::OutputArgs,
     /// Only these rules (comma-separated names).
     #[arg(long, value_delimiter = ',')]
     select: Vec<String>,
     /// Not these rules (comma-separated names).
     #[arg(long, value_delimiter = ',')]
     ignore: Vec<String>,
+    /// Use this configuration file for every file instead of searching for mcp-lint.toml, .mcp-lint.toml or
+    /// Cargo.toml metadata upward from each file.
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
+    /// Record every current finding in FILE (a baseline) and exit 0 without reporting them.
+    #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
+    write_baseline: Option<PathBuf>,
+    /// Report only findings that are not in the baseline FILE; its stale entries are listed as notes.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
     /// Parse every file, even those without any rule's trigger word (for measuring; findings are the same).
     #[arg(long)]
     no_prefilter: bool,
@@ -87,6 +106,9 @@ struct FixArgs {
     /// Skip files larger than this many bytes, with a note.
     #[arg(long, default_value_t = 10 * 1024 * 1024)]
     max_file_size: u64,
+    /// Use this configuration file for every file instead of searching upward from each file.
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
 }
 
 pub fn main() -> ExitCode {
@@ -107,6 +129,7 @@ pub fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
+        Command::Server { stdio: _ } => crate::lsp::run(),
         Command::Explain { rule } => match rules::all_meta().find(|m| m.name == rule) {
             Some(meta) => {
                 print!("{}", meta.doc);
@@ -122,7 +145,7 @@ pub fn main() -> ExitCode {
 
 pub(crate) fn selected_rules(select: &[String], ignore: &[String]) -> Result<Vec<&'static dyn Rule>, String> {
     for name in select.iter().chain(ignore) {
-        if rules::find(name).is_none() {
+        if crate::config::configurable_rule(name).is_none() {
             return Err(format!("unknown rule `{name}`; `mcp-lint rules` lists them"));
         }
     }
@@ -142,43 +165,98 @@ fn check(args: CheckArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let paths = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths };
-    let opts =
-        Options { rules, prefilter: !args.no_prefilter, max_file_size: args.max_file_size, threads: args.threads };
-    let result = engine::check_paths(&paths, &opts);
-
-    for note in result.notes.iter() {
-        eprintln!("note: {}: {}", note.path, note.message);
+    // `-` is standard input; `--stdin-filename` alone implies it, as in ruff.
+    let stdin =
+        args.paths.iter().any(|p| p.as_os_str() == "-") || (args.paths.is_empty() && args.stdin_filename.is_some());
+    if args.stdin_filename.is_some() && !stdin {
+        eprintln!("error: --stdin-filename names what `-` (standard input) stands for; add `-` to the paths");
+        return ExitCode::from(2);
     }
+    let mut paths: Vec<PathBuf> = args.paths.into_iter().filter(|p| p.as_os_str() != "-").collect();
+    if paths.is_empty() && !stdin {
+        paths.push(PathBuf::from("."));
+    }
+    let cli_rules = crate::config::CliRules { select: args.select.clone(), ignore: args.ignore.clone() };
+    let settings = match crate::config::Settings::new(&cli_rules, args.config.as_deref()) {
+        Ok(s) => std::sync::Arc::new(s),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    // Read the baseline first: a bad one should not cost a whole run.
+    let baseline = match args.baseline.as_deref().map(crate::baseline::Baseline::load).transpose() {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let opts = Options {
+        rules,
+        prefilter: !args.no_prefilter,
+        max_file_size: args.max_file_size,
+        threads: args.threads,
+        settings: settings.clone(),
+    };
+    let mut result = if paths.is_empty() { engine::RunResult::default() } else { engine::check_paths(&paths, &opts) };
+    if stdin && result.config_errors.is_empty() {
+        let (path, shown, text) = match report::output::read_stdin(args.stdin_filename.as_deref()) {
+            Ok(input) => input,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let from_stdin = engine::check_source(&path, &shown, text, &opts);
+        result.files_scanned += from_stdin.files_scanned;
+        result.files_parsed += from_stdin.files_parsed;
+        result.reports.extend(from_stdin.reports);
+        result.reports.sort_by(|a, b| a.file.display.cmp(&b.file.display));
+        result.checked.extend(from_stdin.checked);
+        result.config_errors.extend(from_stdin.config_errors);
+    }
+    if !result.config_errors.is_empty() {
+        for e in &result.config_errors {
+            eprintln!("error: {e}");
+        }
+        return ExitCode::from(2);
+    }
+    for file in args.write_baseline.iter().chain(&args.baseline) {
+        crate::baseline::drop_baseline_file(&mut result, file);
+    }
+    if let Some(file) = &args.write_baseline {
+        return write_baseline(file, &result);
+    }
+    if let Some(baseline) = &baseline {
+        let judged = |path: &std::path::Path, rule: &str| {
+            let mut on = settings.for_file(path);
+            on.restrict_to(&opts.rules);
+            on.enables(rule)
+        };
+        let checked = result.checked.clone();
+        let applied = baseline.apply(&mut result, &checked, &judged);
+        if applied.known > 0 && !args.output.quiet {
+            eprintln!("note: {} finding(s) already in the baseline were not reported", applied.known);
+        }
+    }
+    report::output::finish(&args.output, &result)
+}
+
+/// `--write-baseline`: records the findings instead of reporting them.
+fn write_baseline(file: &std::path::Path, result: &engine::RunResult) -> ExitCode {
     for note in result.unreadable.iter() {
         eprintln!("error: {}: {}", note.path, note.message);
     }
-    let written = match args.format {
-        Format::Human => {
-            let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal();
-            let stdout = StandardStream::stdout(if color { ColorChoice::Auto } else { ColorChoice::Never });
-            let mut lock = stdout.lock();
-            report::human::write(&mut lock, &result)
+    match crate::baseline::write(file, result) {
+        Ok(n) => {
+            eprintln!("wrote {n} finding(s) to the baseline {}", crate::discover::display_path(file));
+            if result.unreadable.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(2) }
         }
-        Format::Json => {
-            let mut out = std::io::stdout().lock();
-            serde_json::to_writer_pretty(&mut out, &report::json::to_value(&result))
-                .map_err(std::io::Error::other)
-                .and_then(|_| writeln!(out))
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
         }
-    };
-    if let Err(e) = written
-        && e.kind() != std::io::ErrorKind::BrokenPipe
-    {
-        eprintln!("error: cannot write the report: {e}");
-        return ExitCode::from(2);
-    }
-    if !result.unreadable.is_empty() {
-        ExitCode::from(2)
-    } else if result.diagnostics().next().is_some() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
     }
 }
 
@@ -193,6 +271,7 @@ impl From<FixArgs> for crate::fix::cli::FixRequest {
             select: a.select,
             ignore: a.ignore,
             max_file_size: a.max_file_size,
+            config: a.config,
         }
     }
 }

@@ -75,6 +75,13 @@ impl CrateContext {
         self.sdks.iter().any(|d| d.sdk == sdk)
     }
 
+    /// The context of a file with no `Cargo.toml` above it.
+    pub fn outside_any_crate() -> CrateContext {
+        let reason = "not in a crate (no Cargo.toml above it): no protocol version or SDK version tells; \
+                      checked as a migration to 2026-07-28";
+        CrateContext { era: EraDecision { era: Era::Unknown, reason: reason.into() }, ..Default::default() }
+    }
+
     /// The version of an SDK the crate uses, as `(major, minor)` when it can be read.
     pub fn sdk_version(&self, sdk: Sdk) -> Option<(u64, u64)> {
         let dep = self.sdks.iter().find(|d| d.sdk == sdk)?;
@@ -379,7 +386,7 @@ impl CrateContexts {
                     cx
                 })
             }
-            None => Arc::new(CrateContext::default()),
+            None => Arc::new(CrateContext::outside_any_crate()),
         };
         self.by_dir.lock().unwrap().insert(dir, cx.clone());
         cx

@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::diagnostic::Note;
 use crate::source::FileKind;
@@ -18,7 +19,16 @@ pub struct Discovered {
 
 const NEVER_SCANNED: &[&str] = &["target", ".git", ".hg", ".svn", ".jj"];
 
+/// Says whether configuration excludes a file or folder: `Some(why)` skips it.
+pub type Exclude = Arc<dyn Fn(&Path) -> Option<String> + Send + Sync>;
+
 pub fn discover(paths: &[PathBuf]) -> Discovered {
+    discover_excluding(paths, None)
+}
+
+/// `discover`, skipping what `exclude` excludes: walked folders and files silently, files named on
+/// the command line with a note.
+pub fn discover_excluding(paths: &[PathBuf], exclude: Option<Exclude>) -> Discovered {
     let mut out = Discovered::default();
     let mut seen: HashSet<PathBuf> = HashSet::new();
     for arg in paths {
@@ -35,9 +45,16 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
                 out.unreadable.push(Note { path: shown, message: format!("cannot read: {}", io_reason(&e)) });
             } else if !FileKind::is_scanned(arg) {
                 out.notes.push(Note { path: shown, message: "not a Rust or JSON file; skipped".into() });
+            } else if let Some(why) = exclude.as_ref().and_then(|x| x(arg)) {
+                out.notes.push(Note { path: shown, message: format!("{why}; skipped") });
             } else if seen.insert(identity(arg)) {
                 out.files.push((arg.clone(), shown));
             }
+            continue;
+        }
+        if !meta.is_dir() {
+            // A FIFO, socket or device: opening a FIFO would block until someone writes to it.
+            out.unreadable.push(Note { path: shown, message: "not a regular file or folder".into() });
             continue;
         }
         if let Err(e) = std::fs::read_dir(arg) {
@@ -47,26 +64,71 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
         let walker = ignore::WalkBuilder::new(arg)
             .hidden(false)
             .require_git(false)
-            .filter_entry(|e| {
-                !(e.file_type().is_some_and(|t| t.is_dir())
-                    && e.file_name().to_str().is_some_and(|n| NEVER_SCANNED.contains(&n)))
+            .filter_entry({
+                let exclude = exclude.clone();
+                move |e| {
+                    let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+                    !(is_dir && e.file_name().to_str().is_some_and(|n| NEVER_SCANNED.contains(&n)))
+                        && !(e.depth() > 0
+                            && (is_dir || FileKind::is_scanned(e.path()))
+                            && exclude.as_ref().is_some_and(|x| x(e.path()).is_some()))
+                }
             })
             .build();
         for entry in walker {
             match entry {
                 Ok(e) => {
-                    if e.file_type().is_some_and(|t| t.is_file())
-                        && FileKind::is_scanned(e.path())
-                        && seen.insert(identity(e.path()))
-                    {
-                        out.files.push((e.path().to_path_buf(), display_path(e.path())));
+                    let Some(file_type) = e.file_type() else { continue };
+                    if file_type.is_file() {
+                        if FileKind::is_scanned(e.path()) && seen.insert(identity(e.path())) {
+                            out.files.push((e.path().to_path_buf(), display_path(e.path())));
+                        }
+                    } else if let Some(message) = unwalked(&e, file_type) {
+                        out.notes.push(Note { path: display_path(e.path()), message: message.into() });
                     }
                 }
-                Err(err) => out.notes.push(Note { path: shown.clone(), message: format!("{err}") }),
+                Err(err) => out.notes.push(walk_error(&err, &shown)),
             }
         }
     }
     out
+}
+
+/// Why a walked entry that is neither a file nor a folder is passed over, when a user would
+/// wonder: symbolic links are not followed (their target may lie outside the scanned root, or loop
+/// back into it), and special files are never opened. Links and special files that could not hold
+/// a Rust or JSON file pass silently.
+fn unwalked(e: &ignore::DirEntry, file_type: std::fs::FileType) -> Option<&'static str> {
+    if file_type.is_dir() || e.depth() == 0 {
+        return None;
+    }
+    if file_type.is_symlink() {
+        let to_folder = std::fs::metadata(e.path()).is_ok_and(|m| m.is_dir());
+        return (to_folder || FileKind::is_scanned(e.path()))
+            .then_some("symbolic link; not followed (name it on the command line to check its target)");
+    }
+    FileKind::is_scanned(e.path()).then_some("not a regular file; skipped")
+}
+
+/// A folder entry the walker could not read, as a note about that entry.
+fn walk_error(err: &ignore::Error, shown: &str) -> Note {
+    let mut inner = err;
+    let mut path = None;
+    loop {
+        match inner {
+            ignore::Error::WithPath { path: p, err } => {
+                path = Some(p);
+                inner = err;
+            }
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => inner = err,
+            _ => break,
+        }
+    }
+    let message = match inner.io_error() {
+        Some(e) => format!("cannot read: {}", io_reason(e)),
+        None => inner.to_string(),
+    };
+    Note { path: path.map_or_else(|| shown.to_owned(), |p| display_path(p)), message }
 }
 
 /// The same file reached twice (overlapping arguments) is checked once.

@@ -6,16 +6,18 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::config::{ConfigError, FileSettings, Settings};
 use crate::context::{CrateContext, CrateContexts};
 use crate::cx::{Cx, Origin};
 use crate::diagnostic::{Diagnostic, Note};
-use crate::discover::{discover, io_reason};
+use crate::discover::{discover_excluding, io_reason};
 use crate::json::{self, jsonrpc};
 use crate::prefilter::Prefilter;
 use crate::rules::{self, Rule};
 use crate::rust::parse::parse_rust;
 use crate::rust::visitor::RuleVisitor;
 use crate::source::{FileKind, SourceFile};
+use crate::suppress::{self, Extents, Suppressions};
 
 pub struct Options {
     pub rules: Vec<&'static dyn Rule>,
@@ -25,11 +27,20 @@ pub struct Options {
     pub max_file_size: u64,
     /// Worker threads; `None` for one per core.
     pub threads: Option<usize>,
+    /// Configuration files (found upward from each file, or `--config`) and the command line's
+    /// rule selection: which rules run per file, severities, excludes.
+    pub settings: Arc<Settings>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { rules: rules::ALL.to_vec(), prefilter: true, max_file_size: 10 * 1024 * 1024, threads: None }
+        Options {
+            rules: rules::ALL.to_vec(),
+            prefilter: true,
+            max_file_size: 10 * 1024 * 1024,
+            threads: None,
+            settings: Arc::new(Settings::default()),
+        }
     }
 }
 
@@ -50,6 +61,10 @@ pub struct RunResult {
     pub unreadable: Vec<Note>,
     pub files_scanned: usize,
     pub files_parsed: usize,
+    /// Every file checked (read paths), for judging baseline entries.
+    pub checked: Vec<PathBuf>,
+    /// Configuration files that cannot be used: nothing was checked (exit code 2).
+    pub config_errors: Vec<ConfigError>,
 }
 
 impl RunResult {
@@ -75,7 +90,18 @@ enum Outcome {
 }
 
 pub fn check_paths(paths: &[PathBuf], opts: &Options) -> RunResult {
-    let found = discover(paths);
+    let settings = opts.settings.clone();
+    let found = discover_excluding(paths, Some(Arc::new(move |p: &Path| settings.excluded(p))));
+    let config_errors = opts.settings.errors();
+    if !config_errors.is_empty() {
+        return RunResult { config_errors, ..Default::default() };
+    }
+    check_discovered(found, opts)
+}
+
+/// The run after discovery: each found file read, checked and collected. Separate from
+/// `check_paths` so a test can change the tree in between (a file deleted after it was found).
+pub fn check_discovered(found: crate::discover::Discovered, opts: &Options) -> RunResult {
     let prefilter = Prefilter::new(&opts.rules, opts.prefilter);
     let contexts = CrateContexts::default();
     let outcomes: Vec<Outcome> = thread_pool(opts).install(|| {
@@ -89,6 +115,7 @@ pub fn check_paths(paths: &[PathBuf], opts: &Options) -> RunResult {
 
     let mut result = RunResult { notes: found.notes, unreadable: found.unreadable, ..Default::default() };
     result.files_scanned = found.files.len();
+    result.checked = found.files.iter().map(|(path, _)| path.clone()).collect();
     for outcome in outcomes {
         match outcome {
             Outcome::Checked { report, parsed } => {
@@ -128,19 +155,74 @@ pub fn read_text(path: &Path, shown: &str, max_file_size: u64) -> Result<String,
 }
 
 fn check_path(path: &Path, shown: &str, prefilter: &Prefilter, contexts: &CrateContexts, opts: &Options) -> Outcome {
-    let text = match read_text(path, shown, opts.max_file_size) {
-        Ok(t) => t,
-        Err(note) => return Outcome::Skipped(note),
-    };
+    match read_text(path, shown, opts.max_file_size) {
+        Ok(text) => check_loaded(path, shown, text, prefilter, contexts, opts),
+        Err(note) => Outcome::Skipped(note),
+    }
+}
+
+/// Checks text that did not come from a scanned file (standard input) as if it were the file at
+/// `path`: its name decides the kind, the folders around it the crate. Same pipeline as a file.
+pub fn check_source(path: &Path, shown: &str, text: String, opts: &Options) -> RunResult {
+    // Read the configuration that applies to `path` first, so its errors are known here.
+    opts.settings.config_for(path);
+    let config_errors = opts.settings.errors();
+    if !config_errors.is_empty() {
+        return RunResult { config_errors, ..Default::default() };
+    }
+    let prefilter = Prefilter::new(&opts.rules, opts.prefilter);
+    let contexts = CrateContexts::default();
+    let outcome = thread_pool(opts).install(|| check_loaded(path, shown, text, &prefilter, &contexts, opts));
+    let mut result = RunResult { files_scanned: 1, checked: vec![path.to_path_buf()], ..Default::default() };
+    if let Outcome::Checked { report, parsed } = outcome {
+        result.files_parsed = parsed as usize;
+        result.reports.extend(report);
+    }
+    result
+}
+
+fn check_loaded(
+    path: &Path,
+    shown: &str,
+    text: String,
+    prefilter: &Prefilter,
+    contexts: &CrateContexts,
+    opts: &Options,
+) -> Outcome {
     let scan = prefilter.scan(text.as_bytes());
-    if scan.active.is_empty() {
+    let mut settings = opts.settings.for_file(path);
+    settings.restrict_to(&opts.rules);
+    let active = settings.rules_among(&scan.active);
+    // A file no rule can fire in is not parsed; its suppressions, if any, are all unused.
+    let suppressions = Suppressions::scan(&text, FileKind::of(path));
+    if active.is_empty() && suppressions.is_empty() {
         return Outcome::Checked { report: None, parsed: false };
     }
-    let crate_ctx = contexts.for_file(path);
+    let crate_ctx = crate_context(contexts, path, &settings);
     let file = SourceFile::new(path.to_path_buf(), shown.to_owned(), text);
-    let diagnostics = check_file(&file, &crate_ctx, &scan.active, scan.role);
+    let parsed = !active.is_empty();
+    let diagnostics = if parsed {
+        analyse(&file, &crate_ctx, &active, scan.role, &settings, &suppressions)
+    } else {
+        finish(&file, Vec::new(), &suppressions, &Extents::new(), &settings)
+    };
     let report = (!diagnostics.is_empty()).then(|| FileReport { file: Arc::new(file), crate_ctx, diagnostics });
-    Outcome::Checked { report, parsed: true }
+    Outcome::Checked { report, parsed }
+}
+
+/// The crate context of a file, with the era its configuration sets (`era = …`), if any, in place
+/// of the detected one.
+pub fn crate_context(contexts: &CrateContexts, path: &Path, settings: &FileSettings) -> Arc<CrateContext> {
+    let detected = contexts.for_file(path);
+    match settings.era {
+        Some(era) if era != detected.era.era => {
+            let shown = settings.config.as_deref().map(crate::config::shown_path).unwrap_or_default();
+            let mut configured = (*detected).clone();
+            configured.era = crate::context::EraDecision { era, reason: format!("set by `era` in {shown}") };
+            Arc::new(configured)
+        }
+        _ => detected,
+    }
 }
 
 /// Checks one file already in memory with the given rules (no prefilter): what the CLI does per
@@ -151,10 +233,53 @@ pub fn check_file(
     rules: &[&'static dyn Rule],
     role: crate::context::Role,
 ) -> Vec<Diagnostic> {
-    let mut diagnostics = match file.kind() {
-        FileKind::Rust => check_rust(file, crate_ctx, rules, role),
-        kind => check_json(file, crate_ctx, rules, kind),
+    check_file_with(file, crate_ctx, rules, role, &FileSettings::only(rules))
+}
+
+/// `check_file` with a file's settings (`Settings::for_file`): rules that are off are dropped,
+/// severities overridden, then suppression comments applied. Suppressions naming rules that
+/// `settings` turns off are not judged.
+pub fn check_file_with(
+    file: &SourceFile,
+    crate_ctx: &CrateContext,
+    rules: &[&'static dyn Rule],
+    role: crate::context::Role,
+    settings: &FileSettings,
+) -> Vec<Diagnostic> {
+    let suppressions = Suppressions::scan(&file.text, file.kind());
+    analyse(file, crate_ctx, rules, role, settings, &suppressions)
+}
+
+fn analyse(
+    file: &SourceFile,
+    crate_ctx: &CrateContext,
+    rules: &[&'static dyn Rule],
+    role: crate::context::Role,
+    settings: &FileSettings,
+    suppressions: &Suppressions,
+) -> Vec<Diagnostic> {
+    let anchors = suppressions.anchors();
+    let (diagnostics, extents) = match file.kind() {
+        FileKind::Rust => check_rust(file, crate_ctx, rules, role, &anchors),
+        kind => check_json(file, crate_ctx, rules, kind, &anchors),
     };
+    finish(file, diagnostics, suppressions, &extents, settings)
+}
+
+/// After a file's rules ran: configuration (rules off, severities), then suppression comments,
+/// then a deterministic order.
+fn finish(
+    file: &SourceFile,
+    mut diagnostics: Vec<Diagnostic>,
+    suppressions: &Suppressions,
+    extents: &Extents,
+    settings: &FileSettings,
+) -> Vec<Diagnostic> {
+    diagnostics.retain(|d| settings.enables(d.rule));
+    for d in &mut diagnostics {
+        d.severity = settings.severity(d.rule, d.severity);
+    }
+    let mut diagnostics = suppressions.apply(file, diagnostics, extents, settings);
     diagnostics.sort_by(|a, b| (a.range.start, a.range.end, a.rule).cmp(&(b.range.start, b.range.end, b.rule)));
     diagnostics.dedup_by(|a, b| a.rule == b.rule && a.range == b.range);
     diagnostics
@@ -188,21 +313,24 @@ fn check_rust(
     crate_ctx: &CrateContext,
     rules: &[&'static dyn Rule],
     role: crate::context::Role,
-) -> Vec<Diagnostic> {
+    anchors: &[usize],
+) -> (Vec<Diagnostic>, Extents) {
     let parsed = parse_rust(&file.text);
-    let diagnostics = match parsed {
-        Err(failure) => vec![parse_error(failure.range, failure.message)],
+    let result = match parsed {
+        Err(failure) => (vec![parse_error(failure.range, failure.message)], Extents::new()),
         Ok(parsed) => {
             let mut cx = Cx::new(file, crate_ctx, Origin::Rust);
             cx.base = parsed.base;
             cx.file_role = role;
             RuleVisitor::new(&mut cx, rules).run(&parsed.file);
-            std::mem::take(&mut cx.diagnostics)
+            // What own-line suppressions cover, from the same tree (no second parse).
+            let extents = suppress::rust_extents(&parsed.file, parsed.base, anchors);
+            (std::mem::take(&mut cx.diagnostics), extents)
         }
     };
     // Spans live in a thread-local map that only grows; this file's are no longer needed.
     proc_macro2::extra::invalidate_current_thread_spans();
-    diagnostics
+    result
 }
 
 fn check_json(
@@ -210,7 +338,8 @@ fn check_json(
     crate_ctx: &CrateContext,
     rules: &[&'static dyn Rule],
     kind: FileKind,
-) -> Vec<Diagnostic> {
+    anchors: &[usize],
+) -> (Vec<Diagnostic>, Extents) {
     let parsed = json::parse::parse_json_file(&file.text, kind);
     let mut cx = Cx::new(file, crate_ctx, Origin::JsonFile);
     for err in parsed.errors {
@@ -228,5 +357,5 @@ fn check_json(
             rule.transcript(&mut cx, &messages);
         }
     }
-    cx.diagnostics
+    (cx.diagnostics, suppress::json_extents(&parsed.roots, anchors))
 }

@@ -4,7 +4,9 @@
 //! The flow of one run: `discover` → per file in parallel (`engine`): read, `prefilter`, parse
 //! (`rust::parse`, `json::parse`), analyze (`rust::visitor` offering nodes to `rules`) → `report`.
 
+pub mod baseline;
 pub mod cli;
+pub mod config;
 pub mod context;
 pub mod cx;
 pub mod diagnostic;
@@ -12,8 +14,10 @@ pub mod discover;
 pub mod engine;
 pub mod fix;
 pub mod json;
+pub mod lsp;
 pub mod prefilter;
 pub mod report;
 pub mod rules;
 pub mod rust;
 pub mod source;
+pub mod suppress;

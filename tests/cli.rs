@@ -83,7 +83,11 @@ fn json_format_has_the_contract_fields() {
 #[test]
 fn dual_era_crates_get_warnings_for_removed_behaviour() {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "Cargo.toml", "[package]\nname = \"srv\"\nversion = \"0.1.0\"\n[dependencies]\nrmcp = \"3.11\"\n");
+    write(
+        dir.path(),
+        "Cargo.toml",
+        "[package]\nname = \"srv\"\nversion = \"0.1.0\"\n[dependencies]\nrmcp = \"3.11\"\n",
+    );
     write(dir.path(), "src/tools.rs", SERVER_WITH_ROOTS);
     let out = mcp_lint().current_dir(dir.path()).args(["check", "--format", "json", "src"]).assert().code(1);
     let findings: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
@@ -231,6 +235,14 @@ fn the_bundled_demo_shows_findings() {
     rules.dedup();
     assert_eq!(
         rules,
-        ["inferred-client-capabilities", "retry-reuses-request-id", "roots-list-changed", "server-roots-request"]
+        [
+            "deprecated-feature",
+            "inferred-client-capabilities",
+            "missing-request-meta",
+            "removed-method",
+            "retry-reuses-request-id",
+            "roots-list-changed",
+            "server-roots-request"
+        ]
     );
 }

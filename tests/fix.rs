@@ -54,11 +54,12 @@ fn client_info() -> ClientInfo {
 #[test]
 fn fixes_json_and_rust_then_is_a_no_op() {
     let dir = repo(&[("client-capabilities.json", CAPS), ("src/client.rs", CLIENT)]);
-    mcp_lint(dir.path())
-        .args(["fix", "."])
-        .assert()
-        .code(0)
-        .stderr(predicate::str::contains("fixed 2 finding(s) in 2 file(s)"));
+    // Roots stay declared (deprecated, but only a person can decide to drop them): reported as left.
+    mcp_lint(dir.path()).args(["fix", "."]).assert().code(1).stderr(
+        predicate::str::contains("fixed 2 finding(s) in 2 file(s)")
+            .and(predicate::str::contains("left: client-capabilities.json:3:"))
+            .and(predicate::str::contains("deprecated-feature (no automatic fix; needs a person)")),
+    );
     let json = std::fs::read_to_string(dir.path().join("client-capabilities.json")).unwrap();
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["capabilities"]["roots"], serde_json::json!({}));
@@ -69,23 +70,27 @@ fn fixes_json_and_rust_then_is_a_no_op() {
     syn::parse_file(&rust).unwrap();
 
     git(dir.path(), &["commit", "-qam", "fixed"]);
-    mcp_lint(dir.path()).args(["fix", "."]).assert().code(0).stderr(predicate::str::contains("fixed 0 finding(s)"));
-    mcp_lint(dir.path()).args(["check", "."]).assert().code(0);
+    mcp_lint(dir.path()).args(["fix", "."]).assert().code(1).stderr(predicate::str::contains("fixed 0 finding(s)"));
+    mcp_lint(dir.path()).args(["check", "--select", "roots-list-changed", "."]).assert().code(0);
 }
 
 #[test]
 fn diff_shows_exactly_what_fix_writes_and_writes_nothing() {
     let dir = repo(&[("src/client.rs", CLIENT)]);
-    let out = mcp_lint(dir.path()).args(["fix", "--diff", "."]).assert().code(1);
+    let out = mcp_lint(dir.path()).args(["fix", "--select", "roots-list-changed", "--diff", "."]).assert().code(1);
     let diff = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(diff.contains("--- a/src/client.rs") && diff.contains("-        .enable_roots_list_changed()"), "{diff}");
     assert_eq!(std::fs::read_to_string(dir.path().join("src/client.rs")).unwrap(), CLIENT);
 
     // Applying the diff's one removed line is what `fix` writes.
-    mcp_lint(dir.path()).args(["fix", "."]).assert().code(0);
+    mcp_lint(dir.path()).args(["fix", "--select", "roots-list-changed", "."]).assert().code(0);
     let fixed = std::fs::read_to_string(dir.path().join("src/client.rs")).unwrap();
     assert_eq!(fixed, CLIENT.replace("        .enable_roots_list_changed()\n", ""));
-    mcp_lint(dir.path()).args(["fix", "--diff", "."]).assert().code(0).stdout(predicate::str::is_empty());
+    mcp_lint(dir.path())
+        .args(["fix", "--select", "roots-list-changed", "--diff", "."])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::is_empty());
 }
 
 #[test]
@@ -98,7 +103,7 @@ fn dirty_files_are_refused_unless_allowed() {
         .code(2)
         .stderr(predicate::str::contains("uncommitted changes").and(predicate::str::contains("caps.json")));
     assert_eq!(std::fs::read_to_string(dir.path().join("caps.json")).unwrap(), CAPS);
-    mcp_lint(dir.path()).args(["fix", "--allow-dirty", "."]).assert().code(0);
+    mcp_lint(dir.path()).args(["fix", "--select", "roots-list-changed", "--allow-dirty", "."]).assert().code(0);
     assert!(!std::fs::read_to_string(dir.path().join("caps.json")).unwrap().contains("\"listChanged\": true },"));
 }
 
@@ -112,7 +117,10 @@ fn files_outside_version_control_need_allow_no_vcs() {
         .code(2)
         .stderr(predicate::str::contains("not in a git work tree").and(predicate::str::contains("caps.json")));
     assert_eq!(std::fs::read_to_string(dir.path().join("caps.json")).unwrap(), CAPS);
-    mcp_lint(dir.path()).args(["fix", "--allow-no-vcs", "caps.json"]).assert().code(0);
+    mcp_lint(dir.path())
+        .args(["fix", "--select", "roots-list-changed", "--allow-no-vcs", "caps.json"])
+        .assert()
+        .code(0);
 }
 
 #[test]
@@ -129,7 +137,7 @@ fn read_only_files_are_refused_and_left_unchanged() {
 fn crlf_and_bom_survive() {
     let text = format!("\u{feff}{}", CLIENT.replace('\n', "\r\n"));
     let dir = repo(&[("src/client.rs", &text)]);
-    mcp_lint(dir.path()).args(["fix", "."]).assert().code(0);
+    mcp_lint(dir.path()).args(["fix", "--select", "roots-list-changed", "."]).assert().code(0);
     let fixed = std::fs::read_to_string(dir.path().join("src/client.rs")).unwrap();
     assert!(fixed.starts_with('\u{feff}'));
     assert!(!fixed.contains("enable_roots_list_changed"));

@@ -22,6 +22,8 @@ pub struct FixRequest {
     pub select: Vec<String>,
     pub ignore: Vec<String>,
     pub max_file_size: u64,
+    /// `--config`: one configuration file for every file instead of searching upward.
+    pub config: Option<PathBuf>,
 }
 
 pub fn run(req: FixRequest) -> ExitCode {
@@ -32,9 +34,23 @@ pub fn run(req: FixRequest) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let opts = Options { rules, max_file_size: req.max_file_size, ..Options::default() };
+    let cli_rules = crate::config::CliRules { select: req.select.clone(), ignore: req.ignore.clone() };
+    let settings = match crate::config::Settings::new(&cli_rules, req.config.as_deref()) {
+        Ok(s) => std::sync::Arc::new(s),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let opts = Options { rules, max_file_size: req.max_file_size, settings, ..Options::default() };
     let mode = if req.unsafe_fixes { Mode::Unsafe } else { Mode::Safe };
     let run = fix_paths(&req.paths, &opts, mode);
+    if !run.config_errors.is_empty() {
+        for e in &run.config_errors {
+            eprintln!("error: {e}");
+        }
+        return ExitCode::from(2);
+    }
     for note in &run.notes {
         eprintln!("note: {}: {}", note.path, note.message);
     }
@@ -87,6 +103,22 @@ pub fn run(req: FixRequest) -> ExitCode {
                 no_vcs.join("\n  ")
             );
         }
+        eprintln!("nothing was written");
+        return ExitCode::from(2);
+    }
+    // A fix can span files (the roots codemod edits a tool and its parameter struct): refuse
+    // before writing any of them if one cannot be written, so no crate is left half-rewritten.
+    let unwritable: Vec<String> = changed
+        .iter()
+        .filter_map(|f| match std::fs::symlink_metadata(&f.path) {
+            Ok(m) if m.file_type().is_symlink() => Some(format!("{} (a symbolic link)", f.display)),
+            Ok(m) if m.permissions().readonly() => Some(format!("{} (read-only)", f.display)),
+            Ok(_) => None,
+            Err(e) => Some(format!("{} ({e})", f.display)),
+        })
+        .collect();
+    if !unwritable.is_empty() {
+        eprintln!("error: these files cannot be written, so no fix was applied:\n  {}", unwritable.join("\n  "));
         eprintln!("nothing was written");
         return ExitCode::from(2);
     }

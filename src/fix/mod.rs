@@ -6,15 +6,17 @@
 //! uncommitted changes unless told otherwise (`vcs`).
 
 pub mod cli;
+pub mod codemod;
 pub mod vcs;
 pub mod write;
 
 use std::ops::Range;
 use std::path::PathBuf;
 
+use crate::config::FileSettings;
 use crate::context::{CrateContext, Role};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
-use crate::engine::check_file;
+use crate::engine::check_file_with;
 use crate::json::parse::parse_json_file;
 use crate::rules::Rule;
 use crate::rust::parse::parse_rust;
@@ -51,7 +53,7 @@ pub struct FileFix {
     /// The fixes applied: rule, title, applicability.
     pub applied: Vec<(&'static str, String, Applicability)>,
     /// Findings left after fixing, with why each was left.
-    pub remaining: Vec<(Diagnostic, &'static str)>,
+    pub remaining: Vec<(Diagnostic, String)>,
     /// Set when the change was dropped because the result did not parse.
     pub dropped: Option<String>,
 }
@@ -72,12 +74,34 @@ pub fn fix_text(
     role: Role,
     mode: Mode,
 ) -> FileFix {
+    fix_text_with(path, display, original, crate_ctx, rules, role, mode, &FileSettings::only(rules))
+}
+
+/// `fix_text` with the file's settings: configuration and suppression comments decide what is a
+/// finding, so a suppressed finding is never fixed and an unused suppression is removed.
+#[allow(clippy::too_many_arguments)]
+pub fn fix_text_with(
+    path: PathBuf,
+    display: String,
+    original: String,
+    crate_ctx: &CrateContext,
+    rules: &[&'static dyn Rule],
+    role: Role,
+    mode: Mode,
+    settings: &FileSettings,
+) -> FileFix {
     let kind = FileKind::of(&path);
     let line_ending = if original.contains("\r\n") { "\r\n" } else { "\n" };
     let mut text = original.clone();
     let mut applied = Vec::new();
     let check = |text: &str| {
-        check_file(&SourceFile::new(path.clone(), display.clone(), text.to_owned()), crate_ctx, rules, role)
+        check_file_with(
+            &SourceFile::new(path.clone(), display.clone(), text.to_owned()),
+            crate_ctx,
+            rules,
+            role,
+            settings,
+        )
     };
     for _ in 0..MAX_PASSES {
         let last = check(&text);
@@ -121,7 +145,7 @@ pub fn fix_text(
                 Some(_) if dropped.is_some() => "its fix was dropped: the result did not parse",
                 Some(_) => "its fix did not converge within the pass limit",
             };
-            (d, why)
+            (d, why.to_owned())
         })
         .collect();
     FileFix { path, display, original, fixed: text, applied, remaining, dropped }
@@ -175,14 +199,25 @@ pub struct FixRun {
     pub files: Vec<FileFix>,
     pub notes: Vec<crate::diagnostic::Note>,
     pub unreadable: Vec<crate::diagnostic::Note>,
+    /// Configuration files that cannot be used: nothing was fixed.
+    pub config_errors: Vec<crate::config::ConfigError>,
 }
 
 pub fn fix_paths(paths: &[PathBuf], opts: &crate::engine::Options, mode: Mode) -> FixRun {
     use rayon::prelude::*;
 
-    let found = crate::discover::discover(paths);
+    let settings = opts.settings.clone();
+    let exclude: crate::discover::Exclude = std::sync::Arc::new(move |p: &std::path::Path| settings.excluded(p));
+    let found = crate::discover::discover_excluding(paths, Some(exclude));
+    let config_errors = opts.settings.errors();
+    if !config_errors.is_empty() {
+        return FixRun { files: Vec::new(), notes: Vec::new(), unreadable: Vec::new(), config_errors };
+    }
     let prefilter = crate::prefilter::Prefilter::new(&opts.rules, opts.prefilter);
     let contexts = crate::context::CrateContexts::default();
+    // The roots codemod works per crate, before the per-file loop (`--unsafe-fixes` only).
+    let codemods = crate::engine::thread_pool(opts)
+        .install(|| codemod::run::prepare(&found.files, &opts.rules, mode, &contexts, opts.max_file_size));
     let results: Vec<Result<Option<FileFix>, crate::diagnostic::Note>> =
         crate::engine::thread_pool(opts).install(|| {
             found
@@ -190,17 +225,30 @@ pub fn fix_paths(paths: &[PathBuf], opts: &crate::engine::Options, mode: Mode) -
                 .par_iter()
                 .with_max_len(1)
                 .map(|(path, shown)| {
-                    let text = crate::engine::read_text(path, shown, opts.max_file_size)?;
+                    let mut text = crate::engine::read_text(path, shown, opts.max_file_size)?;
+                    // The roots codemod's result, when it rewrote this file, is where fixing starts.
+                    let start = codemods.start(path);
+                    if let Some(start) = start {
+                        text = start.text.clone();
+                    }
                     let scan = prefilter.scan(text.as_bytes());
-                    if scan.active.is_empty() {
+                    let mut settings = opts.settings.for_file(path);
+                    settings.restrict_to(&opts.rules);
+                    let active = settings.rules_among(&scan.active);
+                    // A file with suppressions is fixed even without active rules: its unused
+                    // suppressions are findings with a fix.
+                    if active.is_empty() && !crate::suppress::may_have_directives(&text) && start.is_none() {
                         return Ok(None);
                     }
-                    let crate_ctx = contexts.for_file(path);
-                    Ok(Some(fix_text(path.clone(), shown.clone(), text, &crate_ctx, &scan.active, scan.role, mode)))
+                    let crate_ctx = crate::engine::crate_context(&contexts, path, &settings);
+                    let (path, shown) = (path.clone(), shown.clone());
+                    let mut fixed = fix_text_with(path, shown, text, &crate_ctx, &active, scan.role, mode, &settings);
+                    codemods.patch(&mut fixed);
+                    Ok(Some(fixed))
                 })
                 .collect()
         });
-    let mut run = FixRun { files: Vec::new(), notes: found.notes, unreadable: found.unreadable };
+    let mut run = FixRun { files: Vec::new(), notes: found.notes, unreadable: found.unreadable, config_errors };
     for r in results {
         match r {
             Ok(Some(f)) => run.files.push(f),
@@ -208,7 +256,10 @@ pub fn fix_paths(paths: &[PathBuf], opts: &crate::engine::Options, mode: Mode) -
             Err(note) => run.notes.push(note),
         }
     }
+    codemods.add_missing(&mut run.files);
+    run.notes.extend(codemods.notes);
     run.files.sort_by(|a, b| a.display.cmp(&b.display));
+    codemod::run::explain_remaining(&mut run.files, mode, &contexts, opts.max_file_size);
     run
 }
 

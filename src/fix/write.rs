@@ -1,6 +1,6 @@
 //! Atomic writes: the new text goes to a temporary file in the same folder, which is renamed over
-//! the original. The original's permissions are kept; a file that changed on disk since it was
-//! read, or a symlink, is refused.
+//! the original. The original's permissions, owner and group are kept; a file that changed on disk
+//! since it was read, or a symlink, is refused.
 
 use std::io::Write;
 use std::path::Path;
@@ -13,6 +13,9 @@ pub enum WriteError {
     Symlink,
     /// The file is read-only: its owner asked that it not be changed.
     ReadOnly,
+    /// The new file could not be given the original's owner and group (only root may give files
+    /// away), and writing would silently change who owns it.
+    Owner(std::io::Error),
     Io(std::io::Error),
 }
 
@@ -22,6 +25,7 @@ impl std::fmt::Display for WriteError {
             WriteError::ChangedOnDisk => write!(f, "changed on disk since it was read; not written"),
             WriteError::Symlink => write!(f, "is a symbolic link; not written through"),
             WriteError::ReadOnly => write!(f, "is read-only; not written"),
+            WriteError::Owner(e) => write!(f, "cannot keep its owner and group ({e}); not written"),
             WriteError::Io(e) => write!(f, "cannot write: {e}"),
         }
     }
@@ -52,6 +56,8 @@ pub fn write_with_hook(
         tempfile::Builder::new().prefix(".mcp-lint-").suffix(".tmp").tempfile_in(dir).map_err(WriteError::Io)?;
     tmp.write_all(new).map_err(WriteError::Io)?;
     tmp.as_file().sync_all().map_err(WriteError::Io)?;
+    // Owner first: changing it clears set-user-id and set-group-id bits, which the mode restores.
+    keep_owner(tmp.as_file(), &meta)?;
     std::fs::set_permissions(tmp.path(), meta.permissions()).map_err(WriteError::Io)?;
     // Dropping `tmp` on any error below removes the temporary file.
     before_rename(tmp.path()).map_err(WriteError::Io)?;
@@ -60,6 +66,23 @@ pub fn write_with_hook(
         return Err(WriteError::ChangedOnDisk);
     }
     tmp.persist(path).map_err(|e| WriteError::Io(e.error))?;
+    Ok(())
+}
+
+/// The temporary file belongs to whoever runs `fix`; the renamed file must belong to the
+/// original's owner and group.
+#[cfg(unix)]
+fn keep_owner(tmp: &std::fs::File, original: &std::fs::Metadata) -> Result<(), WriteError> {
+    use std::os::unix::fs::MetadataExt;
+    let now = tmp.metadata().map_err(WriteError::Io)?;
+    if (now.uid(), now.gid()) == (original.uid(), original.gid()) {
+        return Ok(());
+    }
+    std::os::unix::fs::fchown(tmp, Some(original.uid()), Some(original.gid())).map_err(WriteError::Owner)
+}
+
+#[cfg(not(unix))]
+fn keep_owner(_tmp: &std::fs::File, _original: &std::fs::Metadata) -> Result<(), WriteError> {
     Ok(())
 }
 

@@ -1,9 +1,17 @@
 //! Output formats: each is a function from a run's result to a writer.
 
+pub mod cargo_json;
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod output;
+pub mod sarif;
+pub mod statistics;
+pub mod summary;
 
 use clap::ValueEnum;
+
+use crate::source::{LineCol, SourceFile};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -11,4 +19,37 @@ pub enum Format {
     Human,
     /// A JSON array, one object per finding.
     Json,
+    /// SARIF 2.1.0, as GitHub code scanning and other SARIF viewers read it.
+    Sarif,
+    /// GitHub Actions workflow commands: annotations on the pull request's lines.
+    Github,
+    /// cargo's `--message-format=json` records, for rust-analyzer's `check.overrideCommand`.
+    CargoJson,
+    /// A Markdown audit report for a migration ticket.
+    Summary,
+}
+
+/// Start and end (exclusive) of a byte range as 1-based lines and Unicode-scalar columns.
+pub(crate) fn line_cols(file: &SourceFile, range: &std::ops::Range<usize>) -> (LineCol, LineCol) {
+    (file.lines.line_col(&file.text, range.start), file.lines.line_col(&file.text, range.end))
+}
+
+/// The text of a 1-based line, without its terminator.
+pub(crate) fn line_text(file: &SourceFile, line: usize) -> &str {
+    &file.text[file.lines.line_range(&file.text, line - 1)]
+}
+
+/// Where the project's pages live: the crate's `repository` (or `homepage`) when set, else its
+/// crates.io page. SARIF needs an absolute URI here.
+pub(crate) fn information_uri() -> &'static str {
+    [env!("CARGO_PKG_REPOSITORY"), env!("CARGO_PKG_HOMEPAGE")]
+        .into_iter()
+        .find(|u| !u.is_empty())
+        .unwrap_or("https://crates.io/crates/mcp-lint")
+}
+
+/// A link to a rule's page in the repository, when the crate says where its repository is.
+pub(crate) fn rule_page_uri(rule: &str) -> Option<String> {
+    let repo = env!("CARGO_PKG_REPOSITORY").trim_end_matches('/');
+    (!repo.is_empty()).then(|| format!("{repo}/blob/main/rules/{rule}.md"))
 }

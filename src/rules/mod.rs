@@ -11,10 +11,21 @@ use crate::cx::Cx;
 use crate::json::jsonrpc::TranscriptMessage;
 use crate::json::{JsonNode, Step};
 
+pub mod deprecated_feature;
 pub mod inferred_client_capabilities;
+pub mod input_required_misuse;
+pub mod legacy_error_code;
+pub mod legacy_protocol_version;
+pub mod missing_request_meta;
+pub mod missing_result_type;
+pub mod removed_method;
+pub mod request_state_tampering;
 pub mod retry_reuses_request_id;
 pub mod roots_list_changed;
+pub mod server_initiated_request;
 pub mod server_roots_request;
+pub mod session_header;
+pub mod unprotected_request_state;
 
 /// What a rule is, apart from its checks.
 #[derive(Debug)]
@@ -75,6 +86,17 @@ pub static ALL: &[&dyn Rule] = &[
     &roots_list_changed::RootsListChanged,
     &inferred_client_capabilities::InferredClientCapabilities,
     &retry_reuses_request_id::RetryReusesRequestId,
+    &server_initiated_request::ServerInitiatedRequest,
+    &removed_method::RemovedMethod,
+    &deprecated_feature::DeprecatedFeature,
+    &input_required_misuse::InputRequiredMisuse,
+    &request_state_tampering::RequestStateTampering,
+    &unprotected_request_state::UnprotectedRequestState,
+    &missing_request_meta::MissingRequestMeta,
+    &missing_result_type::MissingResultType,
+    &legacy_error_code::LegacyErrorCode,
+    &session_header::SessionHeader,
+    &legacy_protocol_version::LegacyProtocolVersion,
 ];
 
 /// Not a rule one can disable: a file that cannot be parsed.
@@ -88,11 +110,23 @@ pub static PARSE_ERROR: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/parse-error.md"),
 };
 
+/// Not a rule one can select: a suppression comment that matched nothing or names no rule. It
+/// can be turned off like a rule (`ignore`, `severity = "off"`, `per-path-ignores`).
+pub static UNUSED_SUPPRESSION: RuleMeta = RuleMeta {
+    name: "unused-suppression",
+    summary: "A `// mcp-lint: allow(…)` comment that suppresses nothing, or names no rule",
+    impact: Impact::Housekeeping,
+    triggers: &[],
+    help: Some("delete it: a suppression that matches nothing would silently hide a future finding"),
+    fixable: true,
+    doc: include_str!("../../rules/unused-suppression.md"),
+};
+
 pub fn find(name: &str) -> Option<&'static dyn Rule> {
     ALL.iter().copied().find(|r| r.meta().name == name)
 }
 
-/// Every rule's metadata plus `parse-error`, for listings and `explain`.
+/// Every rule's metadata plus `parse-error` and `unused-suppression`, for listings and `explain`.
 pub fn all_meta() -> impl Iterator<Item = &'static RuleMeta> {
-    ALL.iter().map(|r| r.meta()).chain(std::iter::once(&PARSE_ERROR))
+    ALL.iter().map(|r| r.meta()).chain([&PARSE_ERROR, &UNUSED_SUPPRESSION])
 }

@@ -46,7 +46,7 @@ static META: RuleMeta = RuleMeta {
          `InputRequiredResult::from_input_requests` with `InputRequest::ListRoots`), or better, since roots are \
          deprecated, take the directory as an explicit tool parameter",
     ),
-    fixable: false,
+    fixable: true,
     doc: include_str!("../../rules/server-roots-request.md"),
 };
 

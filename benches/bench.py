@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Times mcp-lint against ripgrep and ast-grep on the same trees in one run and writes
+benches/RESULTS.md. Called by benches/run.sh, which builds and installs what this needs."""
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WORK = ROOT / "target" / "bench"
+MCP_LINT = ROOT / "target" / "release" / "mcp-lint"
+SYN_LOOP = ROOT / "target" / "release" / "examples" / "syn_parse_loop"
+TRIGGERS = ROOT / "target" / "release" / "examples" / "bench_triggers"
+QUICK = "--quick" in sys.argv
+RUNS = 3 if QUICK else 5
+SLOW_RUNS = 1 if QUICK else 3
+
+
+def corpus(copies: int) -> Path:
+    """The vendored crates plus the planted MCP servers, `copies` times (hard links: same bytes,
+    distinct paths, so every tool reads every copy)."""
+    base = WORK / "corpus-1x"
+    if not base.exists():
+        shutil.copytree(WORK / "vendor", base / "vendor", copy_function=os.link)
+        shutil.copytree(ROOT / "fixtures", base / "planted")
+    if copies == 1:
+        return base
+    tree = WORK / f"corpus-{copies}x"
+    if not tree.exists():
+        for i in range(copies):
+            shutil.copytree(base, tree / f"copy{i}", copy_function=os.link)
+    return tree
+
+
+def parse_tree() -> Path:
+    """A tree where every file must be parsed: the planted servers and rmcp's own sources."""
+    tree = WORK / "parse-tree"
+    if not tree.exists():
+        shutil.copytree(ROOT / "fixtures", tree / "planted")
+        for d in (WORK / "vendor").iterdir():
+            if d.name.startswith("rmcp"):
+                shutil.copytree(d, tree / d.name)
+    return tree
+
+
+def timed(cmd, runs):
+    """Wall times of `runs` runs after one warm-up (warm page cache)."""
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def peak_mib(cmd):
+    out = subprocess.run(["/usr/bin/time", "-v", *map(str, cmd)], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True).stderr
+    for line in out.splitlines():
+        if "Maximum resident set size" in line:
+            return int(line.split(":")[1]) / 1024
+    return float("nan")
+
+
+def fmt(times):
+    return f"{statistics.median(times):.3f} s ({min(times):.3f}–{max(times):.3f})"
+
+
+def main():
+    words = subprocess.run([TRIGGERS], capture_output=True, text=True, check=True).stdout.split()
+    rg_args = ["rg", "-c", "-F", "-j2", *[a for w in words for a in ("-e", w)],
+               "-g", "*.rs", "-g", "*.json", "-g", "*.jsonc", "-g", "*.jsonl"]
+    sg = ["ast-grep", "scan", "--threads", "2", "-c", str(ROOT / "benches/ast-grep/sgconfig.yml")]
+    lint = [str(MCP_LINT), "check", "--format", "json", "--threads", "2"]
+
+    rows = []
+    ratios = {}
+    scaling = {}
+    c1 = corpus(1)
+    n_files = sum(1 for _ in c1.rglob("*.rs"))
+    size_mb = sum(p.stat().st_size for p in c1.rglob("*.rs")) / 1e6
+    for copies in (1, 2, 4):
+        tree = corpus(copies)
+        t_lint = timed([*lint, tree], RUNS)
+        t_rg = timed([*rg_args, str(tree)], RUNS)
+        rows.append((f"{copies}×", "mcp-lint check (all rules)", fmt(t_lint), f"{peak_mib([*lint, tree]):.0f}"))
+        rows.append((f"{copies}×", "ripgrep, same trigger words", fmt(t_rg), f"{peak_mib([*rg_args, tree]):.0f}"))
+        scaling[copies] = statistics.median(t_lint)
+        if copies == 1:
+            t_nopre = timed([*lint, "--no-prefilter", tree], SLOW_RUNS)
+            t_sg = timed([*sg, str(tree)], SLOW_RUNS)
+            rows.append(("1×", "mcp-lint check --no-prefilter", fmt(t_nopre), f"{peak_mib([*lint, '--no-prefilter', tree]):.0f}"))
+            rows.append(("1×", "ast-grep scan, equivalent rules", fmt(t_sg), f"{peak_mib([*sg, str(tree)]):.0f}"))
+            ratios["mcp-lint / ripgrep"] = statistics.median(t_lint) / statistics.median(t_rg)
+            ratios["ast-grep / mcp-lint"] = statistics.median(t_sg) / statistics.median(t_lint)
+            ratios["peak MiB, mcp-lint"] = peak_mib([*lint, tree])
+
+    pt = parse_tree()
+    pt_files = sum(1 for _ in pt.rglob("*.rs"))
+    parse_rows = []
+    for threads in (1, 2):
+        t_engine = timed([str(MCP_LINT), "check", "--format", "json", "--no-prefilter", "--threads", str(threads), pt], RUNS)
+        t_syn = timed([SYN_LOOP, pt, str(threads)], RUNS)
+        parse_rows.append((threads, fmt(t_engine), fmt(t_syn), statistics.median(t_engine) / statistics.median(t_syn)))
+        scaling[f"engine-{threads}t"] = statistics.median(t_engine)
+    ratios["4× / 1× time"] = scaling[4] / scaling[1]
+    ratios["2× / 1× time"] = scaling[2] / scaling[1]
+    ratios["engine / syn loop, 1 thread"] = parse_rows[0][3]
+    ratios["engine 1 thread / 2 threads"] = scaling["engine-1t"] / scaling["engine-2t"]
+
+    targets = [
+        ("whole corpus: mcp-lint ≤ 2× ripgrep", ratios["mcp-lint / ripgrep"] <= 2.0, f"{ratios['mcp-lint / ripgrep']:.2f}×"),
+        ("whole corpus: ≥ 50× faster than ast-grep", ratios["ast-grep / mcp-lint"] >= 50, f"{ratios['ast-grep / mcp-lint']:.0f}×"),
+        ("peak memory ≤ 100 MB", ratios["peak MiB, mcp-lint"] <= 100, f"{ratios['peak MiB, mcp-lint']:.0f} MiB"),
+        ("linear: 4× corpus ≤ 4.4× time", ratios["4× / 1× time"] <= 4.4, f"{ratios['4× / 1× time']:.2f}×"),
+        ("parse-bound: ≤ 1.3× bare syn loop, 1 thread", ratios["engine / syn loop, 1 thread"] <= 1.3, f"{ratios['engine / syn loop, 1 thread']:.2f}×"),
+        ("parse-bound: ≥ 1.7× faster on 2 threads", ratios["engine 1 thread / 2 threads"] >= 1.7, f"{ratios['engine 1 thread / 2 threads']:.2f}×"),
+    ]
+
+    cpu = subprocess.run(["sh", "-c", "nproc; grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"], capture_output=True, text=True).stdout.split("\n")
+    out = [
+        "# Benchmark results",
+        "",
+        f"Written by `benches/run.sh`{' --quick' if QUICK else ''} on {time.strftime('%Y-%m-%d')}; {cpu[0].strip()} cores,{cpu[1]}.",
+        f"Corpus: the crates pinned by `benches/corpus/Cargo.lock`, vendored ({n_files} `.rs` files, {size_mb:.0f} MB of Rust at 1×), "
+        "plus the planted MCP servers of `fixtures/`. Warm cache; wall time median (min–max) of "
+        f"{RUNS} runs ({SLOW_RUNS} for the slow ones) after a warm-up; peak RSS from `/usr/bin/time -v`. All tools on 2 threads.",
+        "",
+        "| corpus | command | wall time | peak MiB |",
+        "|---|---|---|---|",
+        *[f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows],
+        "",
+        f"Parse-bound tree ({pt_files} `.rs` files: the planted servers and rmcp's own sources), every file parsed:",
+        "",
+        "| threads | mcp-lint check --no-prefilter | bare `syn::parse_file` loop (span locations) | ratio |",
+        "|---|---|---|---|",
+        *[f"| {t} | {a} | {b} | {r:.2f}× |" for t, a, b, r in parse_rows],
+        "",
+        "| target | met | measured |",
+        "|---|---|---|",
+        *[f"| {name} | {'yes' if ok else '**no**'} | {val} |" for name, ok, val in targets],
+        "",
+    ]
+    (ROOT / "benches" / "RESULTS.md").write_text("\n".join(out))
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,621 @@
+//! Configuration files: `mcp-lint.toml` or `.mcp-lint.toml`, or `[package.metadata.mcp-lint]` /
+//! `[workspace.metadata.mcp-lint]` in `Cargo.toml`, found upward from each checked file. The nearest
+//! one wins, whole (no merging, so what applies to a file is one file away). Command-line flags
+//! override files.
+//!
+//! Keys: `select`, `ignore` (rule lists), `exclude` (globs), `era`, `[severity]` (per rule:
+//! `"error"`, `"warning"` or `"off"`), `[per-path-ignores]` (glob → rules). An unknown key, rule,
+//! severity, era or a bad glob is an error that names the file, line and column (exit code 2),
+//! reported once per file.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::context::Era;
+use crate::diagnostic::Severity;
+use crate::rules::{self, Rule};
+use crate::source::{LineCol, LineIndex};
+
+/// Names of the dedicated configuration file; two of them in one folder is an error.
+pub const FILE_NAMES: [&str; 2] = ["mcp-lint.toml", ".mcp-lint.toml"];
+
+/// One configuration table as written, with spans for error messages.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawConfig {
+    select: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    ignore: Vec<Spanned<String>>,
+    #[serde(default)]
+    severity: BTreeMap<Spanned<String>, Spanned<Level>>,
+    #[serde(default)]
+    exclude: Vec<Spanned<String>>,
+    #[serde(default)]
+    per_path_ignores: BTreeMap<Spanned<String>, Vec<Spanned<String>>>,
+    era: Option<Spanned<String>>,
+}
+
+/// The parts of `Cargo.toml` we read; everything else in it is cargo's business.
+#[derive(Deserialize)]
+struct Manifest {
+    package: Option<ManifestSection>,
+    workspace: Option<ManifestSection>,
+}
+
+#[derive(Deserialize)]
+struct ManifestSection {
+    metadata: Option<ManifestMetadata>,
+}
+
+#[derive(Deserialize)]
+struct ManifestMetadata {
+    #[serde(rename = "mcp-lint")]
+    mcp_lint: Option<RawConfig>,
+}
+
+/// A rule's severity as configured; `off` disables it like `ignore`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Error,
+    Warning,
+    Off,
+}
+
+/// A glob and the rules it turns off for the files it matches.
+#[derive(Debug)]
+pub struct PathIgnore {
+    pub pattern: String,
+    matcher: GlobSet,
+    pub rules: Vec<&'static str>,
+}
+
+/// One configuration, validated.
+#[derive(Debug)]
+pub struct Config {
+    /// The file it was read from (`mcp-lint.toml`, `.mcp-lint.toml` or `Cargo.toml`).
+    pub path: PathBuf,
+    /// The folder that `exclude` and `per-path-ignores` globs are relative to: the file's.
+    pub dir: PathBuf,
+    pub select: Option<Vec<&'static str>>,
+    pub ignore: Vec<&'static str>,
+    pub severity: Vec<(&'static str, Level)>,
+    pub exclude: Vec<String>,
+    exclude_set: GlobSet,
+    pub per_path_ignores: Vec<PathIgnore>,
+    /// The protocol era the code targets, when the configuration says (context decides otherwise).
+    pub era: Option<Era>,
+}
+
+/// A configuration file that cannot be used: where, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ConfigError {
+    pub path: PathBuf,
+    pub at: Option<LineCol>,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shown = shown_path(&self.path);
+        match self.at {
+            Some(at) => write!(f, "{shown}:{}:{}: {}", at.line, at.column, self.message),
+            None => write!(f, "{shown}: {}", self.message),
+        }
+    }
+}
+
+/// A path relative to the current folder when it is below it, else as is.
+pub fn shown_path(path: &Path) -> String {
+    let cwd = std::env::current_dir().ok().and_then(|d| std::fs::canonicalize(d).ok());
+    let rel = cwd.as_deref().and_then(|c| path.strip_prefix(c).ok()).unwrap_or(path);
+    crate::discover::display_path(rel)
+}
+
+/// Names a configuration may use: every rule, and `unused-suppression`. (`parse-error` cannot be
+/// turned off: a file that does not parse is never checked.)
+pub fn configurable_rule(name: &str) -> Option<&'static str> {
+    rules::ALL.iter().map(|r| r.meta().name).chain([rules::UNUSED_SUPPRESSION.name]).find(|n| *n == name)
+}
+
+fn configurable_rules() -> impl Iterator<Item = &'static str> {
+    rules::ALL.iter().map(|r| r.meta().name).chain([rules::UNUSED_SUPPRESSION.name])
+}
+
+impl Config {
+    /// Reads a dedicated configuration file (`mcp-lint.toml`); a `Cargo.toml` is read for its
+    /// `[package.metadata.mcp-lint]` table, else its `[workspace.metadata.mcp-lint]` table.
+    pub fn load(path: &Path) -> Result<Option<Config>, ConfigError> {
+        if path.file_name().is_some_and(|n| n == "Cargo.toml") {
+            let (package, workspace) = Config::load_manifest(path)?;
+            return Ok(package.or(workspace));
+        }
+        let text = read(path)?;
+        let raw: RawConfig = toml::from_str(&text).map_err(|e| toml_error(path, &text, &e))?;
+        Config::validate(path, &text, raw).map(Some)
+    }
+
+    /// A manifest's `[package.metadata.mcp-lint]` and `[workspace.metadata.mcp-lint]` tables.
+    fn load_manifest(path: &Path) -> Result<(Option<Config>, Option<Config>), ConfigError> {
+        let text = read(path)?;
+        // Most manifests say nothing to mcp-lint: do not parse (or judge) them.
+        if !text.contains("mcp-lint") {
+            return Ok((None, None));
+        }
+        let manifest: Manifest = toml::from_str(&text).map_err(|e| toml_error(path, &text, &e))?;
+        let table = |s: Option<ManifestSection>| s.and_then(|s| s.metadata).and_then(|m| m.mcp_lint);
+        let package = table(manifest.package).map(|raw| Config::validate(path, &text, raw)).transpose()?;
+        let workspace = table(manifest.workspace).map(|raw| Config::validate(path, &text, raw)).transpose()?;
+        Ok((package, workspace))
+    }
+
+    fn validate(path: &Path, text: &str, raw: RawConfig) -> Result<Config, ConfigError> {
+        let err = |span: Range<usize>, message: String| ConfigError {
+            path: path.to_path_buf(),
+            at: Some(LineIndex::new(text).line_col(text, span.start)),
+            message,
+        };
+        let rule = |name: &Spanned<String>, key: &str| {
+            configurable_rule(name.get_ref()).ok_or_else(|| {
+                err(name.span(), format!("unknown rule `{}` in `{key}`; `mcp-lint rules` lists them", name.get_ref()))
+            })
+        };
+        let rule_list = |names: &[Spanned<String>], key: &str| names.iter().map(|n| rule(n, key)).collect();
+        let select: Option<Vec<&'static str>> = raw.select.as_deref().map(|s| rule_list(s, "select")).transpose()?;
+        let ignore = rule_list(&raw.ignore, "ignore")?;
+        let mut severity = Vec::new();
+        for (name, level) in &raw.severity {
+            severity.push((rule(name, "severity")?, *level.get_ref()));
+        }
+        let mut exclude_set = GlobSetBuilder::new();
+        for pattern in &raw.exclude {
+            exclude_set.add(compile_glob(pattern.get_ref()).map_err(|m| err(pattern.span(), m))?);
+        }
+        let exclude_set = exclude_set.build().map_err(|e| err(0..0, e.to_string()))?;
+        let mut per_path_ignores = Vec::new();
+        for (pattern, names) in &raw.per_path_ignores {
+            let glob = compile_glob(pattern.get_ref()).map_err(|m| err(pattern.span(), m))?;
+            let matcher = GlobSetBuilder::new().add(glob).build().map_err(|e| err(pattern.span(), e.to_string()))?;
+            per_path_ignores.push(PathIgnore {
+                pattern: pattern.get_ref().clone(),
+                matcher,
+                rules: rule_list(names, "per-path-ignores")?,
+            });
+        }
+        let era = match &raw.era {
+            None => None,
+            Some(e) => Some(Era::from_config(e.get_ref()).ok_or_else(|| {
+                err(e.span(), format!("unknown era `{}`; expected \"2026-07-28\", \"dual\" or \"legacy\"", e.get_ref()))
+            })?),
+        };
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Ok(Config {
+            path: path.to_path_buf(),
+            dir,
+            select,
+            ignore,
+            severity,
+            exclude: raw.exclude.iter().map(|p| p.get_ref().clone()).collect(),
+            exclude_set,
+            per_path_ignores,
+            era,
+        })
+    }
+
+    /// The `exclude` pattern that matches `path` (or a folder it is in), if any.
+    pub fn excluded_by(&self, path: &Path) -> Option<&str> {
+        let rel = self.relative(path);
+        let hit = below(&rel).find_map(|p| self.exclude_set.matches(p).first().copied())?;
+        Some(&self.exclude[hit])
+    }
+
+    /// The rules that `per-path-ignores` turns off for `path`.
+    pub fn ignored_at(&self, path: &Path) -> Vec<&'static str> {
+        let rel = self.relative(path);
+        let mut out = Vec::new();
+        for p in &self.per_path_ignores {
+            if below(&rel).any(|r| p.matcher.is_match(r)) {
+                out.extend(p.rules.iter().copied());
+            }
+        }
+        out
+    }
+
+    fn relative(&self, path: &Path) -> PathBuf {
+        path.strip_prefix(&self.dir).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
+    }
+
+    fn level(&self, rule: &str) -> Option<Level> {
+        self.severity.iter().find(|(r, _)| *r == rule).map(|(_, l)| *l)
+    }
+
+    /// Whether this file's `ignore` or severity `"off"` turns the rule off.
+    fn turns_off(&self, rule: &str) -> bool {
+        self.ignore.contains(&rule) || self.level(rule) == Some(Level::Off)
+    }
+}
+
+/// A path and the folders it is in, up to (not including) the configuration's folder: an exclude
+/// pattern naming a folder excludes what is in it.
+fn below(rel: &Path) -> impl Iterator<Item = &Path> {
+    rel.ancestors().filter(|p| !p.as_os_str().is_empty())
+}
+
+/// Globs are relative to the configuration's folder; one without a `/` matches at any depth (as
+/// in `.gitignore`), and `*` never crosses a `/` (`**` does).
+fn compile_glob(pattern: &str) -> Result<globset::Glob, String> {
+    let trimmed = pattern.trim_start_matches("./").trim_end_matches('/');
+    if trimmed.is_empty() {
+        return Err(format!("empty glob `{pattern}`"));
+    }
+    let full = if trimmed.contains('/') { trimmed.to_owned() } else { format!("**/{trimmed}") };
+    GlobBuilder::new(&full)
+        .literal_separator(true)
+        .build()
+        .map_err(|e| format!("invalid glob `{pattern}`: {}", e.kind()))
+}
+
+fn read(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|e| ConfigError {
+        path: path.to_path_buf(),
+        at: None,
+        message: format!("cannot read: {}", crate::discover::io_reason(&e)),
+    })
+}
+
+fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> ConfigError {
+    ConfigError {
+        path: path.to_path_buf(),
+        at: e.span().map(|s| LineIndex::new(text).line_col(text, s.start)),
+        message: e.message().trim().to_owned(),
+    }
+}
+
+/// The rule selection given on the command line; it overrides configuration files.
+#[derive(Debug, Clone, Default)]
+pub struct CliRules {
+    pub select: Vec<String>,
+    pub ignore: Vec<String>,
+}
+
+/// Where a configuration came from in a folder, for the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Table {
+    File,
+    Package,
+    Workspace,
+}
+
+/// Each table of each file read, and what it holds (`None`: absent or broken).
+type Tables = HashMap<(PathBuf, Table), Option<Arc<Config>>>;
+
+/// The settings of a whole run: the command line's rule selection and every configuration file
+/// found, each read once (workers share it).
+#[derive(Default)]
+pub struct Settings {
+    cli_select: Option<Vec<&'static str>>,
+    cli_ignore: Vec<&'static str>,
+    /// `--config FILE`: used for every file, and nothing is searched.
+    explicit: Option<Arc<Config>>,
+    by_dir: Mutex<HashMap<PathBuf, Option<Arc<Config>>>>,
+    /// Folders as spelt by the walk → canonical (one syscall per folder, not per file).
+    canonical: Mutex<HashMap<PathBuf, PathBuf>>,
+    loaded: Mutex<Tables>,
+    errors: Mutex<Vec<ConfigError>>,
+}
+
+impl Settings {
+    /// Settings from the command line, and `--config FILE` when given (else files are searched
+    /// upward from each checked file).
+    pub fn new(cli: &CliRules, config: Option<&Path>) -> Result<Settings, ConfigError> {
+        let name = |n: &String| {
+            configurable_rule(n).ok_or_else(|| ConfigError {
+                path: PathBuf::from("<command line>"),
+                at: None,
+                message: format!("unknown rule `{n}`; `mcp-lint rules` lists them"),
+            })
+        };
+        let cli_select = if cli.select.is_empty() {
+            None
+        } else {
+            Some(cli.select.iter().map(name).collect::<Result<Vec<_>, _>>()?)
+        };
+        let cli_ignore = cli.ignore.iter().map(name).collect::<Result<Vec<_>, _>>()?;
+        let explicit = match config {
+            None => None,
+            Some(path) => {
+                let canonical = std::fs::canonicalize(path).map_err(|e| ConfigError {
+                    path: path.to_path_buf(),
+                    at: None,
+                    message: format!("cannot read: {}", crate::discover::io_reason(&e)),
+                })?;
+                let config = Config::load(&canonical)?.ok_or_else(|| ConfigError {
+                    path: path.to_path_buf(),
+                    at: None,
+                    message: "has no [package.metadata.mcp-lint] or [workspace.metadata.mcp-lint] table".into(),
+                })?;
+                Some(Arc::new(config))
+            }
+        };
+        Ok(Settings { cli_select, cli_ignore, explicit, ..Default::default() })
+    }
+
+    /// Errors found in configuration files so far, each once, sorted.
+    pub fn errors(&self) -> Vec<ConfigError> {
+        let mut errors = self.errors.lock().unwrap().clone();
+        errors.sort();
+        errors.dedup();
+        errors
+    }
+
+    /// The configuration that applies to a file: `--config`, else the nearest one above it.
+    pub fn config_for(&self, file: &Path) -> Option<Arc<Config>> {
+        if let Some(c) = &self.explicit {
+            return Some(c.clone());
+        }
+        self.config_for_dir(&self.canonical_dir(file))
+    }
+
+    /// The era the configuration for this file sets, if any.
+    pub fn era_for(&self, file: &Path) -> Option<Era> {
+        self.config_for(file).and_then(|c| c.era)
+    }
+
+    /// Why a file or folder is excluded by configuration (`None`: it is not). A folder is judged by
+    /// the configuration of the folder it is in.
+    pub fn excluded(&self, path: &Path) -> Option<String> {
+        let config = self.config_for(path)?;
+        let full = self.canonical_dir(path).join(path.file_name()?);
+        let pattern = config.excluded_by(&full)?;
+        Some(format!("excluded by `{pattern}` in {}", shown_path(&config.path)))
+    }
+
+    /// What applies to one file: which rules run, their severities, the era.
+    pub fn for_file(&self, file: &Path) -> FileSettings {
+        let config = self.config_for(file);
+        let full = self.canonical_dir(file).join(file.file_name().unwrap_or_default());
+        let path_ignored = config.as_ref().map(|c| c.ignored_at(&full)).unwrap_or_default();
+        let unused = rules::UNUSED_SUPPRESSION.name;
+        let enabled = configurable_rules()
+            .filter(|name| {
+                if self.cli_ignore.contains(name) || path_ignored.contains(name) {
+                    return false;
+                }
+                let off_in_file = config.as_ref().is_some_and(|c| c.turns_off(name));
+                match &self.cli_select {
+                    // The command line's `--select` replaces the file's; a rule it names runs even
+                    // if the file turns it off. `unused-suppression` is never selected by a list.
+                    Some(selected) => selected.contains(name) || (*name == unused && !off_in_file),
+                    None => {
+                        let selected = config.as_ref().and_then(|c| c.select.as_ref());
+                        (*name == unused || selected.is_none_or(|s| s.contains(name))) && !off_in_file
+                    }
+                }
+            })
+            .collect();
+        let severity = config
+            .as_ref()
+            .map(|c| {
+                c.severity
+                    .iter()
+                    .filter_map(|(rule, level)| match level {
+                        Level::Error => Some((*rule, Severity::Error)),
+                        Level::Warning => Some((*rule, Severity::Warning)),
+                        Level::Off => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        FileSettings {
+            enabled,
+            severity,
+            era: config.as_ref().and_then(|c| c.era),
+            config: config.map(|c| c.path.clone()),
+        }
+    }
+
+    /// The canonical folder of a path, so relative and absolute spellings share one cache entry.
+    fn canonical_dir(&self, path: &Path) -> PathBuf {
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        if let Some(c) = self.canonical.lock().unwrap().get(dir) {
+            return c.clone();
+        }
+        let c = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        self.canonical.lock().unwrap().insert(dir.to_path_buf(), c.clone());
+        c
+    }
+
+    fn config_for_dir(&self, dir: &Path) -> Option<Arc<Config>> {
+        if let Some(found) = self.by_dir.lock().unwrap().get(dir) {
+            return found.clone();
+        }
+        let found = self.search(dir);
+        self.by_dir.lock().unwrap().insert(dir.to_path_buf(), found.clone());
+        found
+    }
+
+    /// The nearest configuration at or above `dir`. The first `Cargo.toml` on the way up is the
+    /// file's own package: its `[package.metadata.mcp-lint]` applies, then its workspace table;
+    /// manifests further up only lend their `[workspace.metadata.mcp-lint]`.
+    fn search(&self, dir: &Path) -> Option<Arc<Config>> {
+        let mut own_package = true;
+        for folder in dir.ancestors() {
+            let files: Vec<PathBuf> = FILE_NAMES.iter().map(|n| folder.join(n)).filter(|p| p.is_file()).collect();
+            if files.len() > 1 {
+                self.errors.lock().unwrap().push(ConfigError {
+                    path: files[1].clone(),
+                    at: None,
+                    message: format!("both {} and {} are here; keep one", FILE_NAMES[0], FILE_NAMES[1]),
+                });
+                return None;
+            }
+            if let Some(file) = files.first() {
+                return self.load(file, Table::File);
+            }
+            let manifest = folder.join("Cargo.toml");
+            if manifest.is_file() {
+                let tables: &[Table] =
+                    if own_package { &[Table::Package, Table::Workspace] } else { &[Table::Workspace] };
+                own_package = false;
+                if let Some(found) = tables.iter().find_map(|t| self.load(&manifest, *t)) {
+                    return Some(found);
+                }
+            }
+        }
+        None
+    }
+
+    /// One table of one file, read once; an error is recorded once and the table counts as absent.
+    fn load(&self, path: &Path, table: Table) -> Option<Arc<Config>> {
+        let key = (path.to_path_buf(), table);
+        if let Some(found) = self.loaded.lock().unwrap().get(&key) {
+            return found.clone();
+        }
+        let mut loaded = Tables::new();
+        let result = if table == Table::File {
+            Config::load(path).map(|c| {
+                loaded.insert(key.clone(), c.map(Arc::new));
+            })
+        } else {
+            Config::load_manifest(path).map(|(package, workspace)| {
+                loaded.insert((path.to_path_buf(), Table::Package), package.map(Arc::new));
+                loaded.insert((path.to_path_buf(), Table::Workspace), workspace.map(Arc::new));
+            })
+        };
+        if let Err(e) = result {
+            self.errors.lock().unwrap().push(e);
+            loaded = [Table::File, Table::Package, Table::Workspace]
+                .into_iter()
+                .map(|t| ((path.to_path_buf(), t), None))
+                .collect();
+        }
+        let mut cache = self.loaded.lock().unwrap();
+        for (k, v) in loaded {
+            cache.entry(k).or_insert(v);
+        }
+        cache.get(&key).cloned().flatten()
+    }
+}
+
+/// What applies to one file: the rules that are on for it and the severities configured.
+#[derive(Debug, Clone)]
+pub struct FileSettings {
+    enabled: Vec<&'static str>,
+    severity: Vec<(&'static str, Severity)>,
+    /// The era the configuration sets, if any.
+    pub era: Option<Era>,
+    /// The configuration file that applies, if any.
+    pub config: Option<PathBuf>,
+}
+
+impl Default for FileSettings {
+    /// Every rule on, default severities.
+    fn default() -> Self {
+        FileSettings { enabled: configurable_rules().collect(), severity: Vec::new(), era: None, config: None }
+    }
+}
+
+impl FileSettings {
+    /// Exactly these rules (and `unused-suppression`) on, default severities.
+    pub fn only(rules: &[&'static dyn Rule]) -> Self {
+        let enabled = rules.iter().map(|r| r.meta().name).chain([rules::UNUSED_SUPPRESSION.name]).collect();
+        FileSettings { enabled, ..FileSettings::default() }
+    }
+
+    /// Whether a rule is on for this file. `parse-error` always is.
+    pub fn enables(&self, rule: &str) -> bool {
+        rule == rules::PARSE_ERROR.name || self.enabled.contains(&rule)
+    }
+
+    /// Turns off the rules (not the pseudo-rules) that are not among `rules`.
+    pub fn restrict_to(&mut self, rules: &[&'static dyn Rule]) {
+        self.enabled
+            .retain(|name| *name == rules::UNUSED_SUPPRESSION.name || rules.iter().any(|r| r.meta().name == *name));
+    }
+
+    /// The rules among `candidates` that are on for this file.
+    pub fn rules_among(&self, candidates: &[&'static dyn Rule]) -> Vec<&'static dyn Rule> {
+        candidates.iter().copied().filter(|r| self.enables(r.meta().name)).collect()
+    }
+
+    /// A rule's severity for this file: as configured, else what the rule and context decided.
+    pub fn severity(&self, rule: &str, decided: Severity) -> Severity {
+        self.severity.iter().find(|(r, _)| *r == rule).map_or(decided, |(_, s)| *s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn unknown_keys_and_rules_are_located() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), "mcp-lint.toml", "select = [\"server-roots-request\"]\nselec = []\n");
+        let e = Config::load(&path).unwrap_err();
+        assert_eq!(e.at, Some(LineCol { line: 2, column: 1 }), "{e}");
+        assert!(e.message.contains("unknown field `selec`"), "{e}");
+        let path = write(dir.path(), "mcp-lint.toml", "\n[severity]\nno-such-rule = \"warning\"\n");
+        let e = Config::load(&path).unwrap_err();
+        assert_eq!(e.at, Some(LineCol { line: 3, column: 1 }), "{e}");
+        assert!(e.message.contains("unknown rule `no-such-rule` in `severity`"), "{e}");
+        let path = write(dir.path(), "mcp-lint.toml", "[per-path-ignores]\n\"tests/**\" = [\"x\"]\n");
+        let e = Config::load(&path).unwrap_err();
+        assert_eq!(e.at, Some(LineCol { line: 2, column: 15 }), "{e}");
+        let path = write(dir.path(), "mcp-lint.toml", "[severity]\nserver-roots-request = \"warn\"\n");
+        let e = Config::load(&path).unwrap_err();
+        assert!(e.message.contains("unknown variant `warn`"), "{e}");
+        let path = write(dir.path(), "mcp-lint.toml", "era = \"2099\"\n");
+        assert!(Config::load(&path).unwrap_err().message.contains("unknown era"));
+    }
+
+    #[test]
+    fn globs_match_relative_paths_and_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            dir.path(),
+            "mcp-lint.toml",
+            "exclude = [\"generated\", \"vendor/*.rs\", \"*.jsonl\"]\n[per-path-ignores]\n\"tests/**\" = [\"server-roots-request\"]\n",
+        );
+        let c = Config::load(&path).unwrap().unwrap();
+        let d = dir.path();
+        assert_eq!(c.excluded_by(&d.join("generated/a/b.rs")), Some("generated"));
+        assert_eq!(c.excluded_by(&d.join("src/generated/b.rs")), Some("generated"));
+        assert_eq!(c.excluded_by(&d.join("vendor/x.rs")), Some("vendor/*.rs"));
+        assert_eq!(c.excluded_by(&d.join("vendor/deep/x.rs")), None);
+        assert_eq!(c.excluded_by(&d.join("t/a.jsonl")), Some("*.jsonl"));
+        assert_eq!(c.excluded_by(&d.join("src/main.rs")), None);
+        assert_eq!(c.ignored_at(&d.join("tests/a/b.rs")), ["server-roots-request"]);
+        assert!(c.ignored_at(&d.join("src/tests.rs")).is_empty());
+    }
+
+    #[test]
+    fn manifest_tables_package_before_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"m\"]\n[workspace.metadata.mcp-lint]\nignore = [\"server-roots-request\"]\n[package]\nname = \"root\"\n[package.metadata.mcp-lint]\nignore = [\"roots-list-changed\"]\n",
+        );
+        write(dir.path(), "m/Cargo.toml", "[package]\nname = \"m\"\n");
+        let settings = Settings::default();
+        let root = settings.for_file(&dir.path().join("src/lib.rs"));
+        assert!(!root.enables("roots-list-changed") && root.enables("server-roots-request"));
+        let member = settings.for_file(&dir.path().join("m/src/lib.rs"));
+        assert!(member.enables("roots-list-changed") && !member.enables("server-roots-request"));
+    }
+}

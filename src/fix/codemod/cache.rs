@@ -1,0 +1,480 @@
+//! Shape B: the roots are fetched into a field of the server (`roots: Arc<RwLock<Vec<PathBuf>>>`)
+//! by a refresh method that `on_initialized` and `on_roots_list_changed` call, and tools read the
+//! field. Each tool that reads it gets the parameter instead; then the field, its initializers, the
+//! refresh method and the handlers' calls of it (and a handler left empty) go.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use quote::ToTokens;
+use syn::visit::{self, Visit};
+use syn::{Expr, Member, Pat, Stmt};
+
+use super::index::{FnSite, Index};
+use super::lookup::{Need, PARAM, Refusal, ident_of, type_last_ident};
+use super::text::{Src, deletion, item_deletion, mentions_ident, skip_ws};
+use super::tool::{Derives, FileEdits, ToolPlan, plan_tool};
+use crate::diagnostic::Edit;
+
+/// What the cache holds per directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Elem {
+    PathBuf,
+    String,
+}
+
+/// The field a refresh function stores the roots in: `self.<field>.write()` / `.lock()`.
+pub fn stored_field(site: &FnSite) -> Option<String> {
+    struct Find(Option<String>);
+    impl<'ast> Visit<'ast> for Find {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            if (m.method == "write" || m.method == "lock")
+                && let Expr::Field(f) = &*m.receiver
+                && ident_of(&f.base).as_deref() == Some("self")
+                && let Member::Named(name) = &f.member
+            {
+                self.0.get_or_insert(name.to_string());
+            }
+            visit::visit_expr_method_call(self, m);
+        }
+    }
+    let mut find = Find(None);
+    find.visit_block(site.block);
+    find.0
+}
+
+pub struct CachePlan {
+    pub tools: Vec<ToolPlan>,
+    pub cleanup: FileEdits,
+}
+
+pub fn plan_cache(
+    index: &Index,
+    texts: &[String],
+    bases: &[usize],
+    refresh: &FnSite,
+    field: &str,
+    derives: &Derives,
+) -> Result<CachePlan, Refusal> {
+    let rsrc = Src { text: &texts[refresh.file], base: bases[refresh.file] };
+    let refuse = |reason: String| Refusal { range: rsrc.range(&refresh.sig.ident), reason };
+    let Some(imp) = refresh.imp else {
+        return Err(refuse("the roots are cached by a function that is not a method of the server".into()));
+    };
+    let self_name = match &*imp.self_ty {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default(),
+        _ => String::new(),
+    };
+    let named_structs = index.structs_named(&self_name);
+    let [st] = named_structs.as_slice() else {
+        return Err(refuse(format!("the server type `{self_name}` is not a struct of this crate")));
+    };
+    let syn::Fields::Named(named) = &st.item.fields else {
+        return Err(refuse(format!("`{self_name}` has no named fields")));
+    };
+    let Some(decl) = named.named.iter().find(|f| f.ident.as_ref().is_some_and(|i| i == field)) else {
+        return Err(refuse(format!("`{self_name}` has no field `{field}`")));
+    };
+    let elem = cache_elem(&decl.ty).ok_or_else(|| {
+        refuse(format!(
+            "the cache `{field}` is not a `Vec<PathBuf>` or `Vec<String>` behind a lock, which is what the codemod follows"
+        ))
+    })?;
+    let refresh_name = refresh.name();
+    let mut tools = Vec::new();
+    let mut cleanup: FileEdits = Vec::new();
+    for site in &index.fns {
+        if std::ptr::eq(site, refresh) {
+            continue;
+        }
+        let src = Src { text: &texts[site.file], base: bases[site.file] };
+        let reads = site.mentions(field) && uses_self_field(site.block, field);
+        let calls_refresh = site.mentions(&refresh_name);
+        if calls_refresh {
+            let handler =
+                site.impl_trait.is_some() && matches!(site.name().as_str(), "on_initialized" | "on_roots_list_changed");
+            if !handler {
+                return Err(refuse(format!(
+                    "`{refresh_name}` is also called from `{}`, not only from the roots notifications",
+                    site.name()
+                )));
+            }
+            cleanup.extend(handler_cleanup(&src, site, &refresh_name).into_iter().map(|e| (site.file, e)));
+            continue;
+        }
+        if !reads {
+            continue;
+        }
+        if !site.is_tool {
+            return Err(refuse(format!("the cache `{field}` is also read by `{}`, which is not a tool", site.name())));
+        }
+        let path_buf = if mentions_ident(src.text, "PathBuf") { "PathBuf" } else { "std::path::PathBuf" };
+        let mut rw = CacheReader::new(&src, field, elem, path_buf);
+        rw.block(site.block);
+        if let Some(r) = rw.refusal {
+            return Err(r);
+        }
+        let (edits, need) = rw.finish();
+        tools.push(plan_tool(index, texts, bases, site, edits, need, derives)?);
+    }
+    // The field, its initializers and the refresh function go.
+    let fsrc = Src { text: &texts[st.file], base: bases[st.file] };
+    if named.named.len() == 1 {
+        // The struct's only field: `struct S {}`.
+        cleanup.push((st.file, Edit::replace(fsrc.span(named.brace_token.span.join()), "{}")));
+    } else {
+        cleanup.push((st.file, Edit::delete(with_comma(&fsrc, fsrc.range(decl)))));
+    }
+    for site in &index.fns {
+        let src = Src { text: &texts[site.file], base: bases[site.file] };
+        let mut inits = Inits { src: &src, field, self_name: &self_name, found: Vec::new() };
+        inits.visit_block(site.block);
+        cleanup.extend(inits.found.into_iter().map(|(r, text)| (site.file, Edit::replace(r, text))));
+    }
+    cleanup.push((refresh.file, Edit::delete(item_deletion(rsrc.text, refresh.range.clone()))));
+    Ok(CachePlan { tools, cleanup })
+}
+
+/// `Arc<RwLock<Vec<PathBuf>>>`, `Mutex<Vec<String>>`, …
+fn cache_elem(ty: &syn::Type) -> Option<Elem> {
+    let mut ty = ty;
+    loop {
+        let syn::Type::Path(p) = ty else { return None };
+        let seg = p.path.segments.last()?;
+        let inner = match &seg.arguments {
+            syn::PathArguments::AngleBracketed(a) => match a.args.first() {
+                Some(syn::GenericArgument::Type(t)) => Some(t),
+                _ => None,
+            },
+            _ => None,
+        };
+        match seg.ident.to_string().as_str() {
+            "Arc" | "Rc" | "RwLock" | "Mutex" => ty = inner?,
+            "Vec" => {
+                return match type_last_ident(inner?).as_deref() {
+                    Some("PathBuf") => Some(Elem::PathBuf),
+                    Some("String") => Some(Elem::String),
+                    _ => None,
+                };
+            }
+            _ => return None,
+        }
+    }
+}
+
+fn uses_self_field(block: &syn::Block, field: &str) -> bool {
+    struct Find<'f>(&'f str, bool);
+    impl<'ast> Visit<'ast> for Find<'_> {
+        fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
+            if ident_of(&f.base).as_deref() == Some("self") && matches!(&f.member, Member::Named(n) if n == self.0) {
+                self.1 = true;
+            }
+            visit::visit_expr_field(self, f);
+        }
+    }
+    let mut find = Find(field, false);
+    find.visit_block(block);
+    find.1
+}
+
+/// A range and the comma after it (or, for a last item without one, the comma before it).
+fn with_comma(src: &Src, range: Range<usize>) -> Range<usize> {
+    let after = skip_ws(src.text, range.end);
+    if src.text.as_bytes().get(after) == Some(&b',') {
+        return deletion(src.text, range.start..after + 1);
+    }
+    let before = src.text[..range.start].trim_end();
+    if before.ends_with(',') {
+        return before.len() - 1..range.end;
+    }
+    deletion(src.text, range)
+}
+
+/// `field: …` initializers in struct literals of the server type (`Self { … }` included).
+struct Inits<'a> {
+    src: &'a Src<'a>,
+    field: &'a str,
+    self_name: &'a str,
+    found: Vec<(Range<usize>, &'static str)>,
+}
+
+impl<'ast> Visit<'ast> for Inits<'_> {
+    fn visit_expr_struct(&mut self, s: &'ast syn::ExprStruct) {
+        let name = s.path.segments.last().map(|p| p.ident.to_string()).unwrap_or_default();
+        if name == "Self" || name == self.self_name {
+            for fv in &s.fields {
+                if matches!(&fv.member, Member::Named(n) if n == self.field) {
+                    if s.fields.len() == 1 && s.rest.is_none() {
+                        self.found.push((self.src.span(s.brace_token.span.join()), "{}"));
+                    } else {
+                        self.found.push((with_comma(self.src, self.src.range(fv)), ""));
+                    }
+                }
+            }
+        }
+        visit::visit_expr_struct(self, s);
+    }
+}
+
+/// Statements of a roots handler that call the refresh function go, with `let`s that only fed
+/// them; a handler left empty goes entirely.
+fn handler_cleanup(src: &Src, site: &FnSite, refresh: &str) -> Vec<Edit> {
+    let stmts = &site.block.stmts;
+    let mut gone: Vec<bool> = stmts.iter().map(|s| mentions_ident(src.node_text(s), refresh)).collect();
+    // `let index = self.clone();` that only the removed statements used.
+    loop {
+        let mut changed = false;
+        for (i, stmt) in stmts.iter().enumerate() {
+            if gone[i] {
+                continue;
+            }
+            if let Stmt::Local(l) = stmt
+                && let Pat::Ident(p) = &l.pat
+                && l.init.as_ref().is_some_and(|init| is_plain_clone(&init.expr))
+            {
+                let name = p.ident.to_string();
+                let used = stmts
+                    .iter()
+                    .enumerate()
+                    .any(|(j, s)| j != i && !gone[j] && mentions_ident(src.node_text(s), &name));
+                if !used {
+                    gone[i] = true;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    if gone.iter().all(|g| *g) {
+        return vec![Edit::delete(item_deletion(src.text, site.range.clone()))];
+    }
+    stmts.iter().zip(&gone).filter(|(_, g)| **g).map(|(s, _)| Edit::delete(deletion(src.text, src.range(s)))).collect()
+}
+
+/// `self.clone()`, `context.peer.clone()`, `Arc::clone(&self.x)`: copies with no other effect.
+fn is_plain_clone(e: &Expr) -> bool {
+    let text = e.to_token_stream().to_string();
+    match e {
+        Expr::MethodCall(m) => m.method == "clone" && m.args.is_empty() && !text.contains("await"),
+        Expr::Call(c) => c.func.to_token_stream().to_string().replace(' ', "").ends_with("::clone"),
+        Expr::Path(_) | Expr::Field(_) => true,
+        _ => false,
+    }
+}
+
+/// Rewrites a tool that reads the cache.
+struct CacheReader<'s> {
+    src: &'s Src<'s>,
+    field: &'s str,
+    elem: Elem,
+    path_buf: &'static str,
+    /// `let roots = self.roots.read().await;`: name, statement.
+    guards: Vec<(String, Range<usize>)>,
+    /// Every read of the cache: the range from `self` to the lock's unwrapping (and a `.clone()`).
+    reads: Vec<Range<usize>>,
+    /// `let dir = roots.first().ok_or_else(…)?;`: the initializer's range, whether the root is cloned,
+    /// whether it is required.
+    firsts: Vec<(Range<usize>, bool, bool)>,
+    /// Whether the guards or reads are used other than by taking the first directory.
+    other_use: bool,
+    refusal: Option<Refusal>,
+}
+
+impl<'s> CacheReader<'s> {
+    fn new(src: &'s Src<'s>, field: &'s str, elem: Elem, path_buf: &'static str) -> Self {
+        CacheReader {
+            src,
+            field,
+            elem,
+            path_buf,
+            guards: Vec::new(),
+            reads: Vec::new(),
+            firsts: Vec::new(),
+            other_use: false,
+            refusal: None,
+        }
+    }
+
+    /// The end of a cache read at the start of the chain `e`: `self.roots.read().await[.clone()]`.
+    fn read_end<'e>(&self, e: &'e Expr) -> Option<(Range<usize>, Vec<&'e Expr>)> {
+        // Chain links from the outside in.
+        let mut links: Vec<&'e Expr> = Vec::new();
+        let mut cur = e;
+        loop {
+            links.push(cur);
+            cur = match cur {
+                Expr::MethodCall(m) => &m.receiver,
+                Expr::Field(f) => &f.base,
+                Expr::Await(a) => &a.base,
+                Expr::Try(t) => &t.expr,
+                _ => break,
+            };
+        }
+        links.reverse();
+        // links[0] is the base.
+        if ident_of(links[0]).as_deref() != Some("self") {
+            return None;
+        }
+        let is_field =
+            matches!(links.get(1), Some(Expr::Field(f)) if matches!(&f.member, Member::Named(n) if n == self.field));
+        let lock = matches!(links.get(2), Some(Expr::MethodCall(m)) if (m.method == "read" || m.method == "lock") && m.args.is_empty());
+        let unwrapped = match links.get(3) {
+            Some(Expr::Await(_)) => true,
+            Some(Expr::MethodCall(m)) => m.method == "unwrap" || m.method == "expect",
+            _ => false,
+        };
+        if !(is_field && lock && unwrapped) {
+            return None;
+        }
+        let mut end = 4;
+        if matches!(links.get(4), Some(Expr::MethodCall(m)) if m.method == "clone" && m.args.is_empty()) {
+            end = 5;
+        }
+        let range = self.src.range(links[0]).start..self.src.range(links[end - 1]).end;
+        Some((range, links[end..].to_vec()))
+    }
+
+    fn block(&mut self, block: &syn::Block) {
+        for stmt in &block.stmts {
+            if let Stmt::Local(l) = stmt
+                && let Pat::Ident(p) = &l.pat
+                && let Some(init) = &l.init
+                && init.diverge.is_none()
+            {
+                if let Some((range, rest)) = self.read_end(&init.expr)
+                    && rest.is_empty()
+                {
+                    self.guards.push((p.ident.to_string(), self.src.range(stmt)));
+                    self.reads.push(range);
+                    continue;
+                }
+                if let Some((cloned, required, read)) = self.first_use(&init.expr) {
+                    self.firsts.push((self.src.range(&*init.expr), cloned, required));
+                    self.reads.extend(read);
+                    continue;
+                }
+            }
+            self.visit_stmt(stmt);
+        }
+    }
+
+    /// `G.first()[.cloned()] UNWRAP` or `self.roots.read().await.first()…`: (cloned, required, the
+    /// inline read).
+    fn first_use(&self, e: &Expr) -> Option<(bool, bool, Option<Range<usize>>)> {
+        let (required, inner) = match e {
+            Expr::Try(t) => match &*t.expr {
+                Expr::MethodCall(m)
+                    if matches!(m.method.to_string().as_str(), "ok_or" | "ok_or_else" | "context" | "with_context") =>
+                {
+                    (true, &*m.receiver)
+                }
+                _ => return None,
+            },
+            Expr::MethodCall(m) if m.method == "unwrap" || m.method == "expect" => (true, &*m.receiver),
+            Expr::MethodCall(m)
+                if matches!(m.method.to_string().as_str(), "unwrap_or" | "unwrap_or_else" | "unwrap_or_default") =>
+            {
+                (false, &*m.receiver)
+            }
+            _ => return None,
+        };
+        let (cloned, inner) = match inner {
+            Expr::MethodCall(m) if m.method == "cloned" => (true, &*m.receiver),
+            other => (false, other),
+        };
+        let Expr::MethodCall(first) = inner else { return None };
+        if first.method != "first" || !first.args.is_empty() {
+            return None;
+        }
+        let source = &*first.receiver;
+        if ident_of(source).is_some_and(|n| self.guards.iter().any(|(g, _)| *g == n)) {
+            return Some((cloned, required, None));
+        }
+        match self.read_end(source) {
+            Some((range, rest)) if rest.is_empty() => Some((cloned, required, Some(range))),
+            _ => None,
+        }
+    }
+
+    fn finish(self) -> (Vec<Edit>, Need) {
+        let only_firsts = !self.other_use && !self.firsts.is_empty();
+        let path_buf = self.path_buf;
+        if only_firsts && self.firsts.iter().all(|f| f.2) {
+            let mut edits: Vec<Edit> =
+                self.guards.iter().map(|(_, stmt)| Edit::delete(deletion(self.src.text, stmt.clone()))).collect();
+            for (range, cloned, _) in &self.firsts {
+                let value = match (self.elem, cloned) {
+                    (Elem::PathBuf, false) => format!("&{path_buf}::from(&{PARAM})"),
+                    (Elem::PathBuf, true) => format!("{path_buf}::from(&{PARAM})"),
+                    (Elem::String, false) => format!("&{PARAM}"),
+                    (Elem::String, true) => format!("{PARAM}.clone()"),
+                };
+                edits.push(Edit::replace(range.clone(), value));
+            }
+            return (edits, Need::First);
+        }
+        let need = if only_firsts { Need::FirstOptional } else { Need::All };
+        let value = match self.elem {
+            Elem::PathBuf => format!("{PARAM}.iter().map({path_buf}::from).collect::<Vec<_>>()"),
+            Elem::String if need == Need::All => format!("{PARAM}.clone()"),
+            Elem::String => format!("{PARAM}.iter().cloned().collect::<Vec<_>>()"),
+        };
+        (self.reads.iter().map(|r| Edit::replace(r.clone(), value.clone())).collect(), need)
+    }
+}
+
+impl<'ast> Visit<'ast> for CacheReader<'_> {
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        if self.refusal.is_some() {
+            return;
+        }
+        if let Some((range, _)) = self.read_end(e) {
+            let inside_first = self.firsts.iter().any(|f| f.0.start <= range.start && range.end <= f.0.end);
+            if !inside_first {
+                self.other_use = true;
+            }
+            self.reads.push(range);
+            return;
+        }
+        if let Some(name) = ident_of(e)
+            && self.guards.iter().any(|(g, _)| *g == name)
+        {
+            self.other_use = true;
+        }
+        visit::visit_expr(self, e);
+    }
+
+    fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
+        if ident_of(&f.base).as_deref() == Some("self") && matches!(&f.member, Member::Named(n) if n == self.field) {
+            let range = self.src.range(f);
+            self.refusal.get_or_insert(Refusal {
+                range,
+                reason: format!("the tool uses `self.{}` other than by reading it", self.field),
+            });
+        }
+        visit::visit_expr_field(self, f);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        let names: HashSet<&str> = self.guards.iter().map(|(g, _)| g.as_str()).chain([self.field]).collect();
+        if names.iter().any(|n| crate::rust::syntax::tokens_mention(&mac.tokens, n)) {
+            let parser = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated;
+            match syn::parse::Parser::parse2(parser, mac.tokens.clone()) {
+                Ok(args) => {
+                    for a in &args {
+                        self.visit_expr(a);
+                    }
+                }
+                Err(_) => {
+                    let range = self.src.range(mac);
+                    self.refusal.get_or_insert(Refusal {
+                        range,
+                        reason: "the cache is used inside a macro the codemod cannot read".into(),
+                    });
+                }
+            }
+        }
+    }
+}

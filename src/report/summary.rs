@@ -1,0 +1,230 @@
+//! `--format summary`: a Markdown audit report to paste into a migration ticket: the totals, the
+//! era assumed per crate (which decides severities), findings per rule and per file, what
+//! `mcp-lint fix` does by itself, and a checklist of what needs a person.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use crate::context::CrateContext;
+use crate::diagnostic::{Applicability, Diagnostic, Severity};
+use crate::engine::{FileReport, RunResult};
+use crate::rules;
+
+/// What happens to a finding when someone runs `mcp-lint fix`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// `mcp-lint fix` applies it.
+    Safe,
+    /// `mcp-lint fix --unsafe-fixes` applies it; the change needs review.
+    Unsafe,
+    /// Someone has to migrate the code (a display-only suggestion included).
+    Manual,
+}
+
+fn outcome(d: &Diagnostic) -> Outcome {
+    match d.fix.as_ref().map(|f| f.applicability) {
+        Some(Applicability::Safe) => Outcome::Safe,
+        Some(Applicability::Unsafe) => Outcome::Unsafe,
+        Some(Applicability::DisplayOnly) | None => Outcome::Manual,
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    findings: usize,
+    errors: usize,
+    warnings: usize,
+    safe: usize,
+    unsafe_: usize,
+    manual: usize,
+}
+
+impl Tally {
+    fn add(&mut self, d: &Diagnostic) {
+        self.findings += 1;
+        match d.severity {
+            Severity::Error => self.errors += 1,
+            Severity::Warning => self.warnings += 1,
+        }
+        match outcome(d) {
+            Outcome::Safe => self.safe += 1,
+            Outcome::Unsafe => self.unsafe_ += 1,
+            Outcome::Manual => self.manual += 1,
+        }
+    }
+}
+
+pub fn write(out: &mut dyn Write, result: &RunResult) -> std::io::Result<()> {
+    let mut total = Tally::default();
+    let mut per_rule: BTreeMap<&str, Tally> = BTreeMap::new();
+    for (_, d) in result.diagnostics() {
+        total.add(d);
+        per_rule.entry(d.rule).or_default().add(d);
+    }
+
+    writeln!(out, "# MCP 2026-07-28 migration audit\n")?;
+    writeln!(
+        out,
+        "Checked with mcp-lint {}: {} {} scanned, {} with findings.\n",
+        env!("CARGO_PKG_VERSION"),
+        result.files_scanned,
+        plural(result.files_scanned, "file"),
+        result.reports.len()
+    )?;
+    writeln!(out, "| | findings |\n|---|---:|")?;
+    writeln!(out, "| total | {} ({} errors, {} warnings) |", total.findings, total.errors, total.warnings)?;
+    writeln!(out, "| fixed by `mcp-lint fix` (safe) | {} |", total.safe)?;
+    writeln!(out, "| fixed by `mcp-lint fix --unsafe-fixes` (review the change) | {} |", total.unsafe_)?;
+    writeln!(out, "| need a person | {} |", total.manual)?;
+
+    write_crates(out, result)?;
+    if total.findings == 0 {
+        writeln!(out, "\nNo findings: nothing to migrate for the rules that ran.")?;
+        return write_not_checked(out, result);
+    }
+
+    writeln!(out, "\n## Findings per rule\n")?;
+    writeln!(out, "| rule | findings | errors | warnings | safe fix | unsafe fix | need a person | what it finds |")?;
+    writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---|")?;
+    for (rule, t) in &per_rule {
+        let summary = rules::all_meta().find(|m| m.name == *rule).map(|m| m.summary).unwrap_or("");
+        let name = match super::rule_page_uri(rule) {
+            Some(uri) => format!("[`{rule}`]({uri})"),
+            None => format!("`{rule}`"),
+        };
+        writeln!(
+            out,
+            "| {name} | {} | {} | {} | {} | {} | {} | {} |",
+            t.findings,
+            t.errors,
+            t.warnings,
+            t.safe,
+            t.unsafe_,
+            t.manual,
+            cell(summary)
+        )?;
+    }
+    writeln!(out, "\n`mcp-lint explain <rule>` prints a rule's page: why, and how to migrate.")?;
+
+    writeln!(out, "\n## Findings per file\n")?;
+    writeln!(out, "| file | findings | errors | warnings | fixed automatically | need a person |")?;
+    writeln!(out, "|---|---:|---:|---:|---:|---:|")?;
+    for report in &result.reports {
+        let mut t = Tally::default();
+        report.diagnostics.iter().for_each(|d| t.add(d));
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} |",
+            code(&report.file.display),
+            t.findings,
+            t.errors,
+            t.warnings,
+            t.safe + t.unsafe_,
+            t.manual
+        )?;
+    }
+
+    if total.safe + total.unsafe_ > 0 {
+        writeln!(out, "\n## What `mcp-lint fix` does\n")?;
+        for (report, d) in result.diagnostics() {
+            if let Some(fix) = d.fix.as_ref().filter(|_| outcome(d) != Outcome::Manual) {
+                let how = if outcome(d) == Outcome::Safe { "safe" } else { "unsafe: `--unsafe-fixes`, review it" };
+                writeln!(out, "- {} `{}`: {} ({how})", location(report, d), d.rule, line(&fix.title))?;
+            }
+        }
+    }
+    if total.manual > 0 {
+        writeln!(out, "\n## What needs a person\n")?;
+        for (report, d) in result.diagnostics() {
+            if outcome(d) == Outcome::Manual {
+                writeln!(out, "- [ ] {} `{}`: {}", location(report, d), d.rule, line(&d.message))?;
+            }
+        }
+    }
+    write_not_checked(out, result)
+}
+
+/// The crates whose files have findings, with their SDK and the era their severities assume.
+fn write_crates(out: &mut dyn Write, result: &RunResult) -> std::io::Result<()> {
+    let crates = result.crates();
+    if crates.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "\n## Crates and the era assumed\n")?;
+    writeln!(out, "| crate | manifest | MCP SDK | findings | era assumed | why |")?;
+    writeln!(out, "|---|---|---|---:|---|---|")?;
+    for krate in crates {
+        let findings: usize =
+            result.reports.iter().filter(|r| r.crate_ctx.manifest == krate.manifest).map(|r| r.diagnostics.len()).sum();
+        writeln!(
+            out,
+            "| {} | {} | {} | {findings} | {} | {} |",
+            krate.name.as_deref().map(code).unwrap_or_else(|| "(files outside any crate)".into()),
+            krate.manifest.as_deref().map(|m| code(&crate::discover::display_path(m))).unwrap_or_default(),
+            sdks(krate),
+            krate.era.era.as_str(),
+            cell(&krate.era.reason)
+        )?;
+    }
+    Ok(())
+}
+
+fn write_not_checked(out: &mut dyn Write, result: &RunResult) -> std::io::Result<()> {
+    if result.notes.is_empty() && result.unreadable.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "\n## Not checked\n")?;
+    for note in result.unreadable.iter().chain(&result.notes) {
+        writeln!(out, "- {}: {}", code(&note.path), line(&note.message))?;
+    }
+    Ok(())
+}
+
+fn sdks(krate: &CrateContext) -> String {
+    if krate.sdks.is_empty() {
+        return "none found".into();
+    }
+    let names: Vec<String> = krate
+        .sdks
+        .iter()
+        .map(|d| format!("{} {}", d.crate_name, d.version.as_deref().unwrap_or("(version unknown)")))
+        .collect();
+    cell(&names.join(", "))
+}
+
+fn location(report: &FileReport, d: &Diagnostic) -> String {
+    let start = report.file.lines.line_col(&report.file.text, d.range.start);
+    code(&format!("{}:{}:{}", report.file.display, start.line, start.column))
+}
+
+/// Text on one line (a list item or a table cell ends at a line break).
+fn line(text: &str) -> String {
+    text.split(['\r', '\n']).filter(|l| !l.trim().is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+/// Text in a table cell: on one line, with `|` escaped (GitHub honours `\|` in code spans too).
+fn cell(text: &str) -> String {
+    line(text).replace('|', "\\|")
+}
+
+/// A code span that survives backticks and `|` in the text.
+fn code(text: &str) -> String {
+    let text = cell(text);
+    if text.contains('`') { format!("`` {text} ``") } else { format!("`{text}`") }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 { word.to_owned() } else { format!("{word}s") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_escaping() {
+        assert_eq!(cell("a|b\nc"), "a\\|b c");
+        assert_eq!(code("x`y"), "`` x`y ``");
+        assert_eq!(code("src/a.rs"), "`src/a.rs`");
+    }
+}

@@ -1,0 +1,897 @@
+//! `removed-method`: handling or sending a JSON-RPC method that MCP 2026-07-28 removed:
+//! `initialize` and `notifications/initialized` (C01), `ping` (C10), `logging/setLevel` (C11),
+//! `resources/subscribe` / `resources/unsubscribe` (C13), `tasks/result` / `tasks/list` (C14: not
+//! in the tasks extension either) and `notifications/elicitation/complete` (C15).
+//!
+//! Shapes, each from its own hook:
+//! - handler overrides: rmcp `ServerHandler::{initialize, on_initialized, ping, set_level,
+//!   subscribe, unsubscribe, list_tasks, get_task_result}`, `ClientHandler::ping`, rust-mcp-sdk's
+//!   `handle_initialize_request`, `handle_ping_request`, … (`rust_fn`);
+//! - wire strings: the distinctive ones (`"logging/setLevel"`, …) wherever they are a whole string
+//!   literal (`lit_str`); the generic words `"initialize"` and `"ping"` only where they are a
+//!   method: a `match` arm or comparison on a method, an argument of a sending or registering call,
+//!   a `method:` field (`rust_fn` walk, `method_call`, `call`, `struct_lit`);
+//! - JSON (files and `json!` bodies): `"method": "<removed>"` (`json_node`);
+//! - SDK names: `ClientRequest::InitializeRequest`, `ClientRequest::PingRequest`,
+//!   `ClientNotification::InitializedNotification`, … in expressions and patterns, rmcp client calls
+//!   `notify_initialized()`, `set_level(SetLevelRequestParams ..)`, `subscribe(SubscribeRequestParams ..)`.
+//!
+//! Not this rule's: a `ping` request that server code sends (`server-initiated-request`);
+//! `notifications/roots/list_changed` (`roots-list-changed`). A `match` arm or `if` whose body only
+//! rejects the method (`"initialize" => Err(…)`) is the migrated behaviour and stays silent.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use proc_macro2::{TokenStream, TokenTree};
+use syn::visit::{self, Visit};
+use syn::{Expr, Member};
+
+use crate::context::{Impact, Role, Sdk};
+use crate::cx::{Cx, Origin};
+use crate::json::{JsonKind, JsonNode, Step};
+use crate::rules::server_initiated_request::{
+    Resolved, SEND_VERBS, StrConst, collect_str_consts, is_self, peer_like_receiver, record_peer_params, resolve_str,
+};
+use crate::rules::{FnRef, Rule, RuleMeta};
+use crate::rust::syntax::{method_call_range, path_ends_with, tokens_mention};
+
+pub struct RemovedMethod;
+
+/// One removed method, with what to do instead.
+struct Removed {
+    wire: &'static str,
+    /// A common word (`initialize`, `ping`): only a method where the code says so.
+    generic: bool,
+    /// Also a plausible method name outside MCP (`tasks/list` in a to-do app's JSON-RPC): needs
+    /// other MCP evidence in the file.
+    needs_evidence: bool,
+    help: &'static str,
+}
+
+const INITIALIZE: &str = "initialize";
+const PING: &str = "ping";
+
+const REMOVED: &[Removed] = &[
+    Removed {
+        wire: INITIALIZE,
+        generic: true,
+        // LSP and other JSON-RPC protocols have `initialize` and `ping` too.
+        needs_evidence: true,
+        help: "2026-07-28 has no handshake: clients may call `server/discover` and send `io.modelcontextprotocol/protocolVersion` \
+               and `io.modelcontextprotocol/clientCapabilities` in every request's `_meta`; answer `initialize` only to \
+               serve legacy clients (dual-era), or reject it naming the supported versions",
+    },
+    Removed {
+        wire: "notifications/initialized",
+        generic: false,
+        needs_evidence: false,
+        help: "drop it: there is no handshake to complete in 2026-07-28; do per-connection setup lazily, and read what \
+               a request needs from that request's `_meta`",
+    },
+    Removed {
+        wire: PING,
+        generic: true,
+        needs_evidence: true,
+        help: "delete it: 2026-07-28 has no `ping` in either direction; any ordinary request proves liveness, and \
+               transports keep connections alive themselves (SSE comment lines on HTTP)",
+    },
+    Removed {
+        wire: "logging/setLevel",
+        generic: false,
+        needs_evidence: false,
+        help: "the log level is per request now: clients send `_meta[\"io.modelcontextprotocol/logLevel\"]` with each \
+               request, and servers log only for requests that carry it (logging itself is deprecated)",
+    },
+    Removed {
+        wire: "resources/subscribe",
+        generic: false,
+        needs_evidence: false,
+        help: "use `subscriptions/listen` with `params.notifications.resourceSubscriptions`; the subscription lasts \
+               as long as that request's stream",
+    },
+    Removed {
+        wire: "resources/unsubscribe",
+        generic: false,
+        needs_evidence: false,
+        help: "a `subscriptions/listen` subscription ends when its stream closes (or with `notifications/cancelled` \
+               on stdio); there is nothing to unsubscribe",
+    },
+    Removed {
+        wire: "tasks/result",
+        generic: false,
+        needs_evidence: true,
+        help: "tasks moved to the `io.modelcontextprotocol/tasks` extension, which has `tasks/get`, `tasks/update`, \
+               `tasks/cancel` and `notifications/tasks` but no `tasks/result`: read the outcome through `tasks/get`",
+    },
+    Removed {
+        wire: "tasks/list",
+        generic: false,
+        needs_evidence: true,
+        help: "tasks moved to the `io.modelcontextprotocol/tasks` extension, which has no `tasks/list`: keep the task \
+               ids you created and query each with `tasks/get`",
+    },
+    Removed {
+        wire: "notifications/elicitation/complete",
+        generic: false,
+        needs_evidence: false,
+        help: "drop it: after a URL-mode elicitation the client retries the request, and the server decides from \
+               `requestState` (or its own store) whether the interaction finished",
+    },
+];
+
+fn removed(value: &str) -> Option<&'static Removed> {
+    REMOVED.iter().find(|r| r.wire == value)
+}
+
+static META: RuleMeta = RuleMeta {
+    name: "removed-method",
+    summary: "Handling or sending a method MCP 2026-07-28 removed: `initialize`, `notifications/initialized`, `ping`, `logging/setLevel`, `resources/(un)subscribe`, `tasks/result`, `tasks/list`, `notifications/elicitation/complete`",
+    impact: Impact::Removed,
+    // Wire strings (quoted for the generic words), SDK type and variant names, rmcp client calls,
+    // and the handler traits whose overrides this rule reads.
+    triggers: &[
+        "\"initialize\"",
+        "notifications/initialized",
+        "\"ping\"",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "tasks/result",
+        "tasks/list",
+        "notifications/elicitation/complete",
+        "InitializeRequest",
+        "InitializedNotification",
+        "PingRequest",
+        "SetLevelRequest",
+        "SubscribeRequest",
+        "UnsubscribeRequest",
+        // pmcp-style short variants (`ClientNotification::Initialized`, `ClientRequest::Ping`).
+        "::Initialize",
+        "::Ping",
+        "::SetLevel",
+        "::Subscribe",
+        "::Unsubscribe",
+        "ListTasksRequest",
+        "GetTaskPayloadRequest",
+        "ElicitationComplet",
+        "notify_initialized",
+        "elicitation_complet",
+        "ServerHandler",
+        "ClientHandler",
+    ],
+    help: None,
+    fixable: false,
+    doc: include_str!("../../rules/removed-method.md"),
+};
+
+/// Handler methods (rmcp, rust-mcp-sdk) that answer a removed method, per handler side.
+const SERVER_HANDLERS: &[(&str, &str)] = &[
+    ("initialize", INITIALIZE),
+    ("handle_initialize_request", INITIALIZE),
+    ("on_initialized", "notifications/initialized"),
+    ("handle_initialized_notification", "notifications/initialized"),
+    ("ping", PING),
+    ("handle_ping_request", PING),
+    ("set_level", "logging/setLevel"),
+    ("handle_set_level_request", "logging/setLevel"),
+    ("subscribe", "resources/subscribe"),
+    ("handle_subscribe_request", "resources/subscribe"),
+    ("unsubscribe", "resources/unsubscribe"),
+    ("handle_unsubscribe_request", "resources/unsubscribe"),
+    ("list_tasks", "tasks/list"),
+    ("handle_list_tasks_request", "tasks/list"),
+    ("get_task_result", "tasks/result"),
+    ("handle_get_task_payload_request", "tasks/result"),
+];
+const CLIENT_HANDLERS: &[(&str, &str)] = &[
+    ("ping", PING),
+    ("handle_ping_request", PING),
+    ("on_elicitation_complete", "notifications/elicitation/complete"),
+    ("handle_elicitation_complete_notification", "notifications/elicitation/complete"),
+    ("on_url_elicitation_complete", "notifications/elicitation/complete"),
+];
+
+/// SDK enum variants (rmcp, rust-mcp-schema, pmcp): (enum, variant, method).
+const VARIANTS: &[(&str, &str, &str)] = &[
+    ("ClientRequest", "InitializeRequest", INITIALIZE),
+    ("ClientRequest", "Initialize", INITIALIZE),
+    ("ClientNotification", "InitializedNotification", "notifications/initialized"),
+    ("ClientNotification", "Initialized", "notifications/initialized"),
+    ("ClientRequest", "PingRequest", PING),
+    ("ClientRequest", "Ping", PING),
+    ("ClientRequest", "SetLevelRequest", "logging/setLevel"),
+    ("ClientRequest", "SetLevel", "logging/setLevel"),
+    ("ClientRequest", "SubscribeRequest", "resources/subscribe"),
+    ("ClientRequest", "Subscribe", "resources/subscribe"),
+    ("ClientRequest", "UnsubscribeRequest", "resources/unsubscribe"),
+    ("ClientRequest", "Unsubscribe", "resources/unsubscribe"),
+    ("ClientRequest", "ListTasksRequest", "tasks/list"),
+    ("ClientRequest", "GetTaskPayloadRequest", "tasks/result"),
+    ("ServerNotification", "ElicitationCompleteNotification", "notifications/elicitation/complete"),
+    ("ServerNotification", "ElicitationCompletionNotification", "notifications/elicitation/complete"),
+];
+
+/// Calls that register a handler for a method name (`router.on_request("initialize", …)`).
+const REGISTER_VERBS: &[&str] = &[
+    "on",
+    "on_request",
+    "on_notification",
+    "register",
+    "register_handler",
+    "add_handler",
+    "route",
+    "handle",
+    "method",
+];
+
+/// rmcp / rust-mcp-sdk parameter types that make a client call the SDK's.
+const SET_LEVEL_PARAMS: &[&str] = &["SetLevelRequestParam", "SetLevelRequestParams", "LoggingLevel"];
+const SUBSCRIBE_PARAMS: &[&str] =
+    &["SubscribeRequestParam", "SubscribeRequestParams", "UnsubscribeRequestParam", "UnsubscribeRequestParams"];
+
+/// Words that make a file MCP code, for the methods that need evidence: MCP-only method prefixes
+/// and names (LSP has `initialize`, `initialized`, `$/…` and `textDocument/…`, none of these).
+const MCP_EVIDENCE: &[&str] = &[
+    "tools/",
+    "resources/",
+    "prompts/",
+    "notifications/",
+    "sampling/createMessage",
+    "elicitation/create",
+    "roots/list",
+    "server/discover",
+    "modelcontextprotocol",
+    "protocolVersion",
+    "inputRequests",
+    "resultType",
+    "ServerHandler",
+    "ClientHandler",
+];
+
+/// What the rule learns about a file: consts holding a removed method, literals in code that
+/// rejects the method (not reported), whether the file is MCP code.
+#[derive(Default)]
+struct FileFacts {
+    consts: Vec<StrConst>,
+    rejected: HashSet<usize>,
+    evidence: Option<bool>,
+}
+
+impl Rule for RemovedMethod {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn rust_file(&self, cx: &mut Cx, file: &syn::File) {
+        let mut consts = Vec::new();
+        collect_str_consts(cx, &file.items, &|v| removed(v).is_some(), &mut consts);
+        cx.state::<FileFacts>().consts = consts;
+    }
+
+    fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
+        record_peer_params(cx, f);
+        handler_override(cx, f);
+        let consts = cx.state_ref::<FileFacts>().map(|s| s.consts.clone()).unwrap_or_default();
+        let mut walk = BodyWalk { cx, consts };
+        walk.visit_block(f.body);
+    }
+
+    fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall) {
+        let name = call.method.to_string();
+        if SEND_VERBS.contains(&name.as_str()) {
+            check_args(cx, call.args.iter(), false);
+        } else if REGISTER_VERBS.contains(&name.as_str()) {
+            check_args(cx, call.args.iter(), true);
+        }
+        if is_self(&call.receiver) {
+            return;
+        }
+        let mentions = |types: &[&str]| {
+            call.args.iter().any(|a| {
+                let t = quote::ToTokens::to_token_stream(a);
+                types.iter().any(|ty| tokens_mention(&t, ty))
+            })
+        };
+        let sdk = cx.uses_sdk(Sdk::Rmcp) || cx.uses_sdk(Sdk::RustMcpSdk) || cx.uses_sdk(Sdk::Other);
+        let method = match name.as_str() {
+            // rmcp `Peer<RoleClient>::notify_initialized()`.
+            "notify_initialized" if call.args.is_empty() && (sdk || cx.role() != Role::Unknown) => {
+                "notifications/initialized"
+            }
+            // rmcp `Peer<RoleClient>::set_level(SetLevelRequestParams { level })`.
+            "set_level" if call.args.len() == 1 && sdk && cx.role() != Role::Server && mentions(SET_LEVEL_PARAMS) => {
+                "logging/setLevel"
+            }
+            "subscribe" | "unsubscribe"
+                if call.args.len() == 1 && sdk && cx.role() != Role::Server && mentions(SUBSCRIBE_PARAMS) =>
+            {
+                if name == "subscribe" { "resources/subscribe" } else { "resources/unsubscribe" }
+            }
+            // A server telling the client that a URL-mode elicitation finished.
+            n if n.starts_with("notify_")
+                && n.contains("elicitation_complet")
+                && (sdk || peer_like_receiver(cx, &call.receiver)) =>
+            {
+                "notifications/elicitation/complete"
+            }
+            _ => return,
+        };
+        let range = method_call_range(cx, call);
+        report(cx, range, method, format!("`{name}(…)` sends `{method}`"), "sends a removed method");
+    }
+
+    fn call(&self, cx: &mut Cx, call: &syn::ExprCall) {
+        let Expr::Path(func) = &*call.func else { return };
+        let segs: Vec<String> = func.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let Some(last) = segs.last() else { return };
+        let rpc_type = segs.iter().any(|s| s.contains("Rpc") || s.contains("RPC"));
+        if SEND_VERBS.contains(&last.as_str())
+            || (rpc_type && matches!(last.as_str(), "new" | "request" | "new_request" | "notification"))
+        {
+            check_args(cx, call.args.iter(), false);
+        } else if REGISTER_VERBS.contains(&last.as_str()) {
+            check_args(cx, call.args.iter(), true);
+        }
+    }
+
+    fn expr_path(&self, cx: &mut Cx, path: &syn::ExprPath) {
+        sdk_variant(cx, &path.path, false);
+    }
+
+    fn pat_path(&self, cx: &mut Cx, path: &syn::Path) {
+        sdk_variant(cx, path, true);
+    }
+
+    fn struct_lit(&self, cx: &mut Cx, lit: &syn::ExprStruct) {
+        // A hand-rolled message: `Request { method: "initialize".into(), .. }`.
+        let field = |name: &str| lit.fields.iter().find(|f| matches!(&f.member, Member::Named(i) if i == name));
+        let Some(method) = field("method") else { return };
+        let consts = cx.state_ref::<FileFacts>().map(|s| s.consts.clone()).unwrap_or_default();
+        let Some((value, range, defined)) = resolve_str(cx, &method.expr, &consts) else { return };
+        let Some(r) = removed(&value) else { return };
+        // Distinctive strings are reported by `lit_str` wherever they are (a const's at its literal).
+        if !r.generic {
+            return;
+        }
+        if r.wire == PING && field("id").is_some() && cx.role() == Role::Server {
+            return; // the server's own ping: `server-initiated-request`
+        }
+        report_str(cx, r, range, defined, "used as a message's method");
+    }
+
+    fn lit_str(&self, cx: &mut Cx, lit: &syn::LitStr) {
+        let value = lit.value();
+        let Some(r) = removed(&value) else { return };
+        if r.generic {
+            return;
+        }
+        let range = cx.node_range(lit);
+        if !cx.text(range.clone()).contains(r.wire) || rejected(cx, &range) {
+            return;
+        }
+        report_str(cx, r, range, None, "a removed method");
+    }
+
+    fn json_node(&self, cx: &mut Cx, node: &JsonNode, path: &[Step]) {
+        let Some(method) = node.member("method") else { return };
+        // An input request named `ping` is `input-required-misuse`'s.
+        if path.contains(&Step::Key("inputRequests")) {
+            return;
+        }
+        let JsonKind::String(value) = &method.value.kind else { return };
+        let Some(r) = removed(value) else { return };
+        let range = method.value.range.clone();
+        if !cx.text(range.clone()).contains(r.wire) {
+            return;
+        }
+        if cx.origin == Origin::Rust && r.wire == PING && node.member("id").is_some() && cx.role() == Role::Server {
+            return; // the server's own ping: `server-initiated-request`
+        }
+        report_str(cx, r, range, None, "a removed method");
+    }
+}
+
+/// Whether the file is MCP code, for the methods that need evidence (computed once).
+fn has_evidence(cx: &mut Cx) -> bool {
+    if let Some(known) = cx.state::<FileFacts>().evidence {
+        return known;
+    }
+    let text = cx.file.text.as_str();
+    let known = !cx.file_sdks.is_empty()
+        || !cx.crate_ctx.sdks.is_empty()
+        || cx.file_role != Role::Unknown
+        || MCP_EVIDENCE.iter().any(|w| text.contains(w));
+    cx.state::<FileFacts>().evidence = Some(known);
+    known
+}
+
+fn rejected(cx: &Cx, range: &Range<usize>) -> bool {
+    cx.state_ref::<FileFacts>().is_some_and(|f| f.rejected.contains(&range.start))
+}
+
+fn report(cx: &mut Cx, range: Range<usize>, method: &str, what: String, label: &str) {
+    let Some(r) = removed(method) else { return };
+    if r.needs_evidence && !has_evidence(cx) {
+        return;
+    }
+    let kind = if method.starts_with("notifications/") { "notification" } else { "method" };
+    cx.report(&META, range, format!("{what}; the `{method}` {kind} was removed in MCP 2026-07-28"), label).help(r.help);
+}
+
+fn report_str(cx: &mut Cx, r: &Removed, range: Range<usize>, defined: Option<Range<usize>>, label: &str) {
+    if r.needs_evidence && !has_evidence(cx) {
+        return;
+    }
+    let kind = if r.wire.starts_with("notifications/") { "notification" } else { "method" };
+    let d = cx.report(&META, range, format!("the `{}` {kind} was removed in MCP 2026-07-28", r.wire), label);
+    d.help(r.help);
+    if let Some(defined) = defined {
+        d.label(defined, "the method name is defined here");
+    }
+}
+
+/// Arguments of a sending or (`registering`) handler-registering call: a removed method's string
+/// (the generic words here; distinctive literals are `lit_str`'s), or a `const` of the file
+/// holding one.
+fn check_args<'a>(cx: &mut Cx, args: impl Iterator<Item = &'a Expr>, registering: bool) {
+    let consts = cx.state_ref::<FileFacts>().map(|s| s.consts.clone()).unwrap_or_default();
+    for arg in args {
+        let Some((value, range, defined)) = resolve_str(cx, arg, &consts) else { continue };
+        let Some(r) = removed(&value) else { continue };
+        // Distinctive strings are `lit_str`'s (a const's at its literal).
+        if !r.generic || rejected(cx, &range) {
+            continue;
+        }
+        // A `ping` sent by server code is `server-initiated-request`'s.
+        if r.wire == PING && cx.role() == Role::Server && !registering {
+            continue;
+        }
+        let label = if registering { "a handler registered for a removed method" } else { "sent as a method" };
+        report_str(cx, r, range, defined, label);
+    }
+}
+
+/// `ClientRequest::InitializeRequest`, `ClientNotification::InitializedNotification`, … built
+/// (a client sending) or matched (a server handling); `ServerRequest::PingRequest` only matched
+/// (a client answering the server's ping; building one is `server-initiated-request`'s).
+fn sdk_variant(cx: &mut Cx, path: &syn::Path, pattern: bool) {
+    let hit = VARIANTS.iter().find(|(e, v, _)| path_ends_with(path, &[e, v])).map(|(_, _, m)| *m);
+    let method = match hit {
+        Some(m) => m,
+        None if pattern
+            && (path_ends_with(path, &["ServerRequest", "PingRequest"])
+                || path_ends_with(path, &["ServerRequest", "Ping"])) =>
+        {
+            PING
+        }
+        None => return,
+    };
+    let range = cx.node_range(path);
+    if pattern && rejected(cx, &range) {
+        return;
+    }
+    let shown = cx.text(range.clone()).split_whitespace().collect::<String>();
+    let label = if pattern { "handles a removed method" } else { "sends a removed method" };
+    report(cx, range, method, format!("`{shown}` is `{method}`"), label);
+}
+
+/// An override of a handler method that answers a removed method, unless it only rejects it.
+fn handler_override(cx: &mut Cx, f: &FnRef) {
+    let Some(trait_name) = &f.impl_trait else { return };
+    let table = if trait_name.starts_with("ServerHandler") {
+        SERVER_HANDLERS
+    } else if trait_name.starts_with("ClientHandler") {
+        CLIENT_HANDLERS
+    } else {
+        return;
+    };
+    let name = f.sig.ident.to_string();
+    let Some((_, method)) = table.iter().find(|(n, _)| *n == name) else { return };
+    if block_rejects(f.body) {
+        return;
+    }
+    let range = cx.node_range(&f.sig.ident);
+    report(cx, range, method, format!("`{trait_name}::{name}` answers `{method}`"), "never called by 2026-07-28 peers");
+}
+
+/// Walks one function body for `match` arms and comparisons on a method string. Nested items are
+/// left alone: the visitor offers them to `rust_fn` itself.
+struct BodyWalk<'c, 'a> {
+    cx: &'c mut Cx<'a>,
+    consts: Vec<StrConst>,
+}
+
+impl BodyWalk<'_, '_> {
+    /// Removed-method strings in a pattern: `"initialize"`, `"ping" | "x"`, `Some("ping")`, a
+    /// const path or ident of the file.
+    fn pattern_strs(&self, pat: &syn::Pat, out: &mut Vec<Resolved>) {
+        match pat {
+            syn::Pat::Lit(l) => {
+                if let Some((v, r, d)) = resolve_str(self.cx, &Expr::Lit(l.clone()), &self.consts) {
+                    out.push((v, r, d));
+                }
+            }
+            syn::Pat::Or(o) => o.cases.iter().for_each(|c| self.pattern_strs(c, out)),
+            syn::Pat::TupleStruct(t) => t.elems.iter().for_each(|e| self.pattern_strs(e, out)),
+            syn::Pat::Reference(r) => self.pattern_strs(&r.pat, out),
+            syn::Pat::Paren(p) => self.pattern_strs(&p.pat, out),
+            syn::Pat::Path(p) => {
+                if let Some(found) = resolve_str(self.cx, &Expr::Path(p.clone()), &self.consts) {
+                    out.push(found);
+                }
+            }
+            syn::Pat::Ident(i) if i.subpat.is_none() => {
+                if let Some(c) = self.consts.iter().find(|c| i.ident == c.name) {
+                    out.push((c.value.clone(), self.cx.node_range(&i.ident), Some(c.range.clone())));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Reports a removed method found in a match arm or comparison, or marks it rejected.
+    fn found(&mut self, value: &str, range: Range<usize>, defined: Option<Range<usize>>, rejects: bool, label: &str) {
+        let Some(r) = removed(value) else { return };
+        if rejects {
+            self.cx.state::<FileFacts>().rejected.insert(range.start);
+            return;
+        }
+        // Distinctive strings are reported by `lit_str` (a const's at its literal).
+        if !r.generic {
+            return;
+        }
+        report_str(self.cx, r, range, defined, label);
+    }
+
+    /// `x == "initialize"` / `"ping" != x` where `x` is a method: the literal.
+    fn comparison(&self, e: &Expr) -> Option<Resolved> {
+        let Expr::Binary(b) = strip(e) else { return None };
+        if !matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) {
+            return None;
+        }
+        let (lit, other) = match resolve_str(self.cx, &b.right, &self.consts) {
+            Some(found) => (found, &b.left),
+            None => (resolve_str(self.cx, &b.left, &self.consts)?, &b.right),
+        };
+        (removed(&lit.0).is_some() && mentions_method(&quote::ToTokens::to_token_stream(other))).then_some(lit)
+    }
+}
+
+impl<'ast> Visit<'ast> for BodyWalk<'_, '_> {
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
+
+    fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+        let scrutinee = mentions_method(&quote::ToTokens::to_token_stream(&m.expr));
+        let arms: Vec<_> = m
+            .arms
+            .iter()
+            .map(|arm| {
+                let mut strs = Vec::new();
+                self.pattern_strs(&arm.pat, &mut strs);
+                (arm, strs)
+            })
+            .collect();
+        // A match on MCP methods: the scrutinee says so, or another arm is a `tools/…`-like method.
+        let on_methods = scrutinee || arms.iter().flat_map(|(_, s)| s).any(|(v, _, _)| is_mcp_method(v));
+        // `ClientRequest::InitializeRequest(_) => Err(..)`: the SDK variant is rejected too; and an
+        // arm that only names the message (`ServerRequest::PingRequest(_) => "ping"`, a proxy's or
+        // logger's label) handles nothing.
+        for arm in &m.arms {
+            if expr_rejects(&arm.body) || is_label(&arm.body) {
+                let mut paths = Vec::new();
+                pattern_paths(&arm.pat, &mut paths);
+                for p in paths {
+                    let start = self.cx.node_range(p).start;
+                    self.cx.state::<FileFacts>().rejected.insert(start);
+                }
+            }
+        }
+        if on_methods {
+            for (arm, strs) in &arms {
+                let rejects = expr_rejects(&arm.body) || is_label(&arm.body);
+                for (value, range, defined) in strs {
+                    self.found(value, range.clone(), defined.clone(), rejects, "matched as a method");
+                }
+            }
+        }
+        visit::visit_expr_match(self, m);
+    }
+
+    fn visit_expr_if(&mut self, e: &'ast syn::ExprIf) {
+        // `if method == "ping" { return Err(..) }`: the migrated server rejecting it.
+        if let Some((_, range, _)) = self.comparison(&e.cond)
+            && block_rejects(&e.then_branch)
+        {
+            self.cx.state::<FileFacts>().rejected.insert(range.start);
+        }
+        visit::visit_expr_if(self, e);
+    }
+
+    fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+        if let Some((value, range, defined)) = self.comparison(&Expr::Binary(b.clone())) {
+            let rejects = rejected(self.cx, &range);
+            self.found(&value, range, defined, rejects, "compared with a method");
+        }
+        visit::visit_expr_binary(self, b);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        // `matches!(method, "initialize" | "notifications/initialized")`; the engine reads the
+        // pattern too, but only this walk knows it is compared with a method.
+        let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        if name != "matches" {
+            return;
+        }
+        let parsed = syn::parse::Parser::parse2(
+            |input: syn::parse::ParseStream| {
+                let value: Expr = input.parse()?;
+                input.parse::<syn::Token![,]>()?;
+                let pat = syn::Pat::parse_multi_with_leading_vert(input)?;
+                let _rest: TokenStream = input.parse()?;
+                Ok((value, pat))
+            },
+            m.tokens.clone(),
+        );
+        let Ok((value, pat)) = parsed else { return };
+        if !mentions_method(&quote::ToTokens::to_token_stream(&value)) {
+            return;
+        }
+        let mut strs = Vec::new();
+        self.pattern_strs(&pat, &mut strs);
+        for (v, range, defined) in strs {
+            self.found(&v, range, defined, false, "matched as a method");
+        }
+    }
+}
+
+/// The enum paths of a pattern: `A::B(_)`, `A::B { .. }`, `A::B`, through `|`.
+fn pattern_paths<'p>(pat: &'p syn::Pat, out: &mut Vec<&'p syn::Path>) {
+    match pat {
+        syn::Pat::TupleStruct(t) => out.push(&t.path),
+        syn::Pat::Struct(s) => out.push(&s.path),
+        syn::Pat::Path(p) => out.push(&p.path),
+        syn::Pat::Or(o) => o.cases.iter().for_each(|c| pattern_paths(c, out)),
+        syn::Pat::Reference(r) => pattern_paths(&r.pat, out),
+        syn::Pat::Paren(p) => pattern_paths(&p.pat, out),
+        _ => {}
+    }
+}
+
+/// Whether tokens name a method: an identifier containing `method` (`req.method`, `method_name`)
+/// or the string `"method"` (`msg["method"]`).
+fn mentions_method(tokens: &TokenStream) -> bool {
+    let mut stack = vec![tokens.clone().into_iter()];
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            Some(TokenTree::Ident(i)) if i.to_string().to_ascii_lowercase().contains("method") => return true,
+            Some(TokenTree::Literal(l)) if l.to_string() == "\"method\"" => return true,
+            Some(TokenTree::Group(g)) => stack.push(g.stream().into_iter()),
+            Some(_) => {}
+            None => {
+                stack.pop();
+            }
+        }
+    }
+    false
+}
+
+/// An MCP method other than the generic words: `tools/list`, `notifications/…`, ….
+pub(crate) fn is_mcp_method(value: &str) -> bool {
+    const PREFIXES: &[&str] = &[
+        "tools/",
+        "resources/",
+        "prompts/",
+        "notifications/",
+        "completion/",
+        "logging/",
+        "sampling/",
+        "elicitation/",
+        "roots/",
+        "server/",
+        "tasks/",
+        "subscriptions/",
+    ];
+    PREFIXES.iter().any(|p| value.starts_with(p))
+}
+
+fn strip(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => strip(&p.expr),
+        Expr::Group(g) => strip(&g.expr),
+        e => e,
+    }
+}
+
+/// A literal, `()` or `{}`: an arm that labels or ignores a message rather than handling it.
+fn is_label(e: &Expr) -> bool {
+    match strip(e) {
+        Expr::Lit(_) => true,
+        Expr::Tuple(t) => t.elems.is_empty(),
+        Expr::Block(b) => {
+            b.block.stmts.is_empty() || matches!(b.block.stmts.as_slice(), [syn::Stmt::Expr(e, None)] if is_label(e))
+        }
+        _ => false,
+    }
+}
+
+/// Whether a block only rejects: its last expression is a rejection (anything before it is
+/// logging or bookkeeping).
+fn block_rejects(block: &syn::Block) -> bool {
+    match block.stmts.last() {
+        Some(syn::Stmt::Expr(e, _)) => expr_rejects(e),
+        Some(syn::Stmt::Macro(m)) => macro_rejects(&m.mac),
+        _ => false,
+    }
+}
+
+/// `Err(..)`, `return Err(..)`, `Err(..)?`, `std::future::ready(Err(..))`, `bail!(..)`, or a call
+/// whose name says it builds or sends an error (`method_not_found(..)`, `send_error(..)`,
+/// `reject(..)`). Result combinators (`map_err`, `ok_or_else`) are not rejections.
+fn expr_rejects(e: &Expr) -> bool {
+    match strip(e) {
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) if p.path.is_ident("Err") => true,
+            Expr::Path(p) if path_ends_with(&p.path, &["ready"]) || path_ends_with(&p.path, &["pin"]) => {
+                c.args.len() == 1 && expr_rejects(&c.args[0])
+            }
+            Expr::Path(p) => p.path.segments.iter().any(|s| says_error(&s.ident.to_string())),
+            _ => false,
+        },
+        Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "into" | "await") => expr_rejects(&m.receiver),
+        Expr::MethodCall(m) => says_error(&m.method.to_string()),
+        Expr::Await(a) => expr_rejects(&a.base),
+        Expr::Return(r) => r.expr.as_deref().is_some_and(expr_rejects),
+        Expr::Try(t) => expr_rejects(&t.expr),
+        Expr::Block(b) => block_rejects(&b.block),
+        Expr::Async(a) => block_rejects(&a.block),
+        Expr::Macro(m) => macro_rejects(&m.mac),
+        _ => false,
+    }
+}
+
+/// A function name that says it makes or sends an error.
+fn says_error(name: &str) -> bool {
+    const WORDS: &[&str] = &["error", "reject", "unsupported", "not_found", "not_supported", "invalid", "refuse"];
+    let name = name.to_ascii_lowercase();
+    let combinator = ["map_", "ok_or", "unwrap_", "or_else", "is_"].iter().any(|p| name.starts_with(p));
+    !combinator && (WORDS.iter().any(|w| name.contains(w)) || name.ends_with("_err") || name.starts_with("err_"))
+}
+
+fn macro_rejects(m: &syn::Macro) -> bool {
+    let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+    matches!(name.as_str(), "bail" | "unsupported")
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::check_text;
+
+    fn findings(name: &str, text: &str) -> Vec<(usize, String)> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        check_text(&path, text.to_owned())
+            .into_iter()
+            .filter(|d| d.rule == "removed-method")
+            .map(|d| {
+                let line = text[..d.range.start].lines().count().max(1);
+                (line, text[d.range.clone()].to_owned())
+            })
+            .collect()
+    }
+
+    fn check(text: &str) -> Vec<String> {
+        findings("lib.rs", text).into_iter().map(|(_, s)| s).collect()
+    }
+
+    #[test]
+    fn rmcp_overrides() {
+        let text = "use rmcp::{ServerHandler, model::*, service::*};\n\
+                    impl ServerHandler for S {\n\
+                      async fn initialize(&self, r: InitializeRequestParams, cx: RequestContext<RoleServer>) -> Result<InitializeResult, ErrorData> { Ok(self.get_info()) }\n\
+                      async fn on_initialized(&self, cx: NotificationContext<RoleServer>) { tracing::info!(\"up\"); }\n\
+                      async fn set_level(&self, r: SetLevelRequestParams, cx: RequestContext<RoleServer>) -> Result<(), ErrorData> { Err(ErrorData::method_not_found::<SetLevelRequestMethod>()) }\n\
+                      async fn call_tool(&self, r: CallToolRequestParams, cx: RequestContext<RoleServer>) -> R { todo!() }\n\
+                    }\n\
+                    impl S { fn initialize(&self) {} }\n";
+        assert_eq!(check(text), ["initialize", "on_initialized"]);
+    }
+
+    #[test]
+    fn dispatch_match_and_comparisons() {
+        let text = "fn dispatch(method: &str) -> R {\n\
+                      match method {\n\
+                        \"initialize\" => handshake(),\n\
+                        \"ping\" => Ok(json!({})),\n\
+                        \"logging/setLevel\" => Err(method_not_found()),\n\
+                        \"tools/list\" => list(),\n\
+                        _ => Err(unknown()),\n\
+                      }\n\
+                    }\n\
+                    fn other(req: &Req, cmd: &str) {\n\
+                      if req.method == \"notifications/initialized\" { self.ready = true; }\n\
+                      if req.method == \"ping\" { return Err(not_supported()); }\n\
+                      match cmd { \"ping\" => pong(), \"initialize\" => setup(), _ => {} }\n\
+                      log(\"initialize\");\n\
+                    }\n";
+        assert_eq!(check(text), ["\"initialize\"", "\"ping\"", "\"notifications/initialized\""]);
+    }
+
+    #[test]
+    fn sends_and_json() {
+        let text = "use serde_json::json;\n\
+                    fn client(c: &mut Conn) {\n\
+                      c.send_request(\"initialize\", params);\n\
+                      c.write(json!({\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}));\n\
+                      c.write(json!({\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"ping\"}));\n\
+                      let t = Tool::new(\"ping\", \"answers pong\");\n\
+                    }\n";
+        assert_eq!(check(text), ["\"initialize\"", "\"notifications/initialized\"", "\"ping\""]);
+    }
+
+    #[test]
+    fn server_ping_is_the_other_rules() {
+        let text = "use rmcp::RoleServer;\n\
+                    async fn keepalive(out: &Conn<RoleServer>) { out.send_request(\"ping\", None).await; out.write(serde_json::json!({\"id\": 1, \"method\": \"ping\"})); }\n";
+        assert!(check(text).is_empty(), "{:?}", check(text));
+        // Registering a handler for it is handling, whoever does it.
+        let text = "use rmcp::RoleServer;\n\
+                    fn routes(r: &mut Router<RoleServer>) { r.on_request(\"ping\", pong); }\n";
+        assert_eq!(check(text), ["\"ping\""]);
+    }
+
+    #[test]
+    fn severity_follows_the_era() {
+        use crate::diagnostic::Severity;
+        let server = "use rmcp::ServerHandler;\n\
+                      impl ServerHandler for S { async fn ping(&self, cx: RequestContext<RoleServer>) -> Result<(), E> { Ok(()) } }\n";
+        let severity = |manifest: &str, extra: &str| {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
+            std::fs::create_dir(dir.path().join("src")).unwrap();
+            std::fs::write(dir.path().join("src/version.rs"), extra).unwrap();
+            let path = dir.path().join("src/lib.rs");
+            std::fs::write(&path, server).unwrap();
+            let found = check_text(&path, server.to_owned());
+            found.iter().find(|d| d.rule == "removed-method").map(|d| d.severity)
+        };
+        // rmcp 3 serves legacy clients too: dual-era, a warning.
+        let dual = severity("[package]\nname = \"s\"\n[dependencies]\nrmcp = \"3.1\"\n", "");
+        assert_eq!(dual, Some(Severity::Warning));
+        // Only 2026-07-28 named and no SDK that serves legacy clients: an error.
+        let modern = severity("[package]\nname = \"s\"\n", "pub const V: &str = \"2026-07-28\";\n");
+        assert_eq!(modern, Some(Severity::Error));
+    }
+
+    #[test]
+    fn lsp_lifecycle_is_not_mcp() {
+        let text = "fn handle(&mut self, method: &str) {\n\
+                      match method { \"initialize\" => self.init(), \"shutdown\" => self.stop(), _ => {} }\n\
+                      self.request(\"initialize\", json!({\"processId\": null}));\n\
+                      if method == \"textDocument/didOpen\" {}\n\
+                    }\n";
+        assert!(check(text).is_empty(), "{:?}", check(text));
+    }
+
+    #[test]
+    fn tasks_need_mcp_evidence() {
+        assert!(check("fn route(m: &str) { match m { \"tasks/list\" => list(), _ => {} } }\n").is_empty());
+        assert_eq!(
+            check("fn route(m: &str) { match m { \"tasks/list\" => list(), \"tools/call\" => call(), _ => {} } }\n"),
+            ["\"tasks/list\""]
+        );
+    }
+
+    #[test]
+    fn json_messages() {
+        let text = concat!(
+            "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"initialize\", \"params\": {}}\n",
+            "{\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}\n",
+            "{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"ping\"}\n",
+            "{\"jsonrpc\": \"2.0\", \"id\": 3, \"method\": \"tools/call\", \"params\": {\"name\": \"ping\"}}\n",
+        );
+        let lines: Vec<usize> = findings("t.jsonl", text).into_iter().map(|(l, _)| l).collect();
+        assert_eq!(lines, [1, 2, 3]);
+    }
+}

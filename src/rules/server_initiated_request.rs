@@ -1,0 +1,936 @@
+//! `server-initiated-request`: server code that sends `sampling/createMessage`, `elicitation/create`
+//! or `ping` to the client as a JSON-RPC request.
+//!
+//! MCP 2026-07-28 removed server-initiated JSON-RPC requests (C06): a server that needs the client's
+//! model or the user's input returns an `input_required` result whose `inputRequests` hold the
+//! request (MRTR, C07); `ping` is gone in both directions (C10).
+//!
+//! What fires (never in client code):
+//! - SDK calls that send those requests: rmcp `create_message`, `create_elicitation(_with_timeout)`,
+//!   `elicit(_with_timeout)`, `elicit_url(_with_timeout)`; rust-mcp-sdk `request_message_creation`,
+//!   `request_elicitation`, `elicit_input` (and its deprecated `create_message`); mcp-attr
+//!   `sampling_create_message`; fastmcp `elicit_form`;
+//! - `ServerRequest::CreateMessageRequest(..)` / `CreateElicitationRequest` / `ElicitRequest` /
+//!   `PingRequest` (and pmcp-style short names) built in server code or handed to a
+//!   request-sending call, and request values (`PingRequest::default()`) handed to one;
+//! - hand-rolled JSON-RPC: a `json!` object or struct literal with one of the methods and an `id`,
+//!   a request-sending call (`send_request("elicitation/create", …)`) with the method string (also
+//!   through a `const` of the file);
+//! - in JSON files, an object with `"method": "sampling/createMessage"` or `"elicitation/create"`
+//!   and an `id` (not under `inputRequests`); in transcripts, any other server-to-client request and
+//!   any client-to-server response.
+//!
+//! Left to other rules: `roots/list` (`server-roots-request`), and every `ping` that is not sent
+//! by server code, including every `ping` in JSON files (`removed-method`: the direction of a
+//! recorded `ping` is rarely known).
+
+use std::ops::Range;
+
+use syn::{Expr, Member};
+
+use crate::context::{Impact, Role, Sdk};
+use crate::cx::{Cx, Origin};
+use crate::diagnostic::Diagnostic;
+use crate::json::jsonrpc::{MessageKind, Sender, TranscriptMessage};
+use crate::json::{JsonKind, JsonNode, Step};
+use crate::rules::{FnRef, Rule, RuleMeta};
+use crate::rust::syntax::{method_call_range, path_ends_with, str_value, tokens_mention};
+
+pub struct ServerInitiatedRequest;
+
+const SAMPLING: &str = "sampling/createMessage";
+const ELICITATION: &str = "elicitation/create";
+const PING: &str = "ping";
+/// The methods this rule reports (roots/list is `server-roots-request`'s).
+const METHODS: &[&str] = &[SAMPLING, ELICITATION, PING];
+
+static META: RuleMeta = RuleMeta {
+    name: "server-initiated-request",
+    summary: "Server code sends `sampling/createMessage`, `elicitation/create` or `ping` to the client (server-initiated requests were removed in MCP 2026-07-28)",
+    impact: Impact::Removed,
+    // SDK spellings contain `create_message`, `request_message_creation` or `elicit`; request
+    // types `CreateMessage`, `Elicit`, `PingRequest` or `ServerRequest`; wire strings
+    // `sampling/createMessage`, `elicitation/create` (contains `elicit`) or `"ping"`. In
+    // transcripts, a request or response whose direction is not implied by its method needs a
+    // wrapper that states it (`"direction"`, `"dir"`, `"from"`, `"sender"`, `"source"`).
+    triggers: &[
+        "create_message",
+        "request_message_creation",
+        "elicit",
+        "Elicit",
+        "CreateMessage",
+        "PingRequest",
+        "ServerRequest",
+        "sampling/createMessage",
+        "\"ping\"",
+        "\"direction\"",
+        "\"dir\"",
+        "\"from\"",
+        "\"sender\"",
+        "\"source\"",
+    ],
+    help: Some(
+        "return an `input_required` result instead (MRTR; rmcp >= 3.0: `InputRequiredResult::from_input_requests` \
+         with `InputRequest::Elicitation(..)` or `InputRequest::CreateMessage(..)`, the tool returning \
+         `CallToolResponse`) and read the answer from the retry's `inputResponses`",
+    ),
+    fixable: false,
+    doc: include_str!("../../rules/server-initiated-request.md"),
+};
+
+/// The help for code that does not use rmcp, and for JSON files.
+const WIRE_HELP: &str = "ask in the result instead: return `{\"resultType\": \"input_required\", \"inputRequests\": \
+     {\"<key>\": {\"method\": \"…\", \"params\": {…}}}}` (no `id`, no `jsonrpc`) for the client's request, and read \
+     the answer from the retry's `params.inputResponses[\"<key>\"]` (MRTR)";
+const PING_HELP: &str = "delete it: MCP 2026-07-28 has no `ping` in either direction; any ordinary request proves \
+     liveness, and transports keep connections alive themselves (SSE comment lines on HTTP)";
+const TRANSCRIPT_RESPONSE_HELP: &str = "since MCP 2026-07-28 the client sends no JSON-RPC responses: the server asks \
+     through an `input_required` result and the client answers in the retry's `inputResponses`";
+
+/// An SDK method that sends one of the requests, with the SDKs that spell it so.
+struct Spelling {
+    name: &'static str,
+    method: &'static str,
+    sdks: &'static [Sdk],
+    /// Names that unrelated code also uses (a chat store's `create_message`): they need a peer-like
+    /// receiver or an SDK parameter type in the arguments.
+    generic: bool,
+    /// Most arguments the SDK's method takes.
+    max_args: usize,
+}
+
+/// `Sdk::Other` (another crate with `mcp` in its name) is allowed for every spelling. turbomcp is
+/// deliberately absent: its `create_message(key, ..)` / `elicit(key, ..)` become MRTR input
+/// requests on 2026-07-28 sessions.
+const SPELLINGS: &[Spelling] = &[
+    // rmcp `Peer<RoleServer>::create_message(params)`, rust-mcp-sdk's deprecated `create_message`.
+    Spelling {
+        name: "create_message",
+        method: SAMPLING,
+        sdks: &[Sdk::Rmcp, Sdk::RustMcpSdk, Sdk::Other],
+        generic: true,
+        max_args: 1,
+    },
+    Spelling {
+        name: "request_message_creation",
+        method: SAMPLING,
+        sdks: &[Sdk::RustMcpSdk, Sdk::Other],
+        generic: false,
+        max_args: 1,
+    },
+    Spelling {
+        name: "sampling_create_message",
+        method: SAMPLING,
+        sdks: &[Sdk::McpAttr, Sdk::Other],
+        generic: false,
+        max_args: 1,
+    },
+    Spelling {
+        name: "create_elicitation",
+        method: ELICITATION,
+        sdks: &[Sdk::Rmcp, Sdk::Other],
+        generic: false,
+        max_args: 1,
+    },
+    Spelling {
+        name: "create_elicitation_with_timeout",
+        method: ELICITATION,
+        sdks: &[Sdk::Rmcp, Sdk::Other],
+        generic: false,
+        max_args: 2,
+    },
+    // rmcp `elicit::<T>(message)`.
+    Spelling { name: "elicit", method: ELICITATION, sdks: &[Sdk::Rmcp, Sdk::Other], generic: true, max_args: 1 },
+    Spelling {
+        name: "elicit_with_timeout",
+        method: ELICITATION,
+        sdks: &[Sdk::Rmcp, Sdk::Other],
+        generic: false,
+        max_args: 2,
+    },
+    Spelling { name: "elicit_url", method: ELICITATION, sdks: &[Sdk::Rmcp, Sdk::Other], generic: false, max_args: 3 },
+    Spelling {
+        name: "elicit_url_with_timeout",
+        method: ELICITATION,
+        sdks: &[Sdk::Rmcp, Sdk::Other],
+        generic: false,
+        max_args: 4,
+    },
+    Spelling {
+        name: "request_elicitation",
+        method: ELICITATION,
+        sdks: &[Sdk::RustMcpSdk, Sdk::Other],
+        generic: false,
+        max_args: 1,
+    },
+    Spelling {
+        name: "elicit_input",
+        method: ELICITATION,
+        sdks: &[Sdk::RustMcpSdk, Sdk::Other],
+        generic: false,
+        max_args: 1,
+    },
+    Spelling {
+        name: "elicit_form",
+        method: ELICITATION,
+        sdks: &[Sdk::Fastmcp, Sdk::Other],
+        generic: false,
+        max_args: 2,
+    },
+];
+
+/// SDK parameter types whose presence in the arguments makes a generic name the SDK's.
+const PARAM_TYPES: &[&str] = &[
+    "CreateMessageRequestParam",
+    "CreateMessageRequestParams",
+    "CreateMessageParams",
+    "SamplingMessage",
+    "CreateElicitationRequestParam",
+    "CreateElicitationRequestParams",
+    "ElicitRequestParams",
+];
+
+/// `ServerRequest::<variant>` spellings (rmcp, rust-mcp-schema, pmcp) and the method each sends.
+const SERVER_REQUEST_VARIANTS: &[(&str, &str)] = &[
+    ("CreateMessageRequest", SAMPLING),
+    ("CreateMessage", SAMPLING),
+    ("CreateElicitationRequest", ELICITATION),
+    ("ElicitRequest", ELICITATION),
+    ("ElicitationRequest", ELICITATION),
+    ("Elicit", ELICITATION),
+    ("ElicitInput", ELICITATION),
+    ("PingRequest", PING),
+    ("Ping", PING),
+];
+
+/// Request types that, handed to a request-sending call, send their method.
+const REQUEST_TYPES: &[(&str, &str)] = &[
+    ("CreateMessageRequest", SAMPLING),
+    ("CreateElicitationRequest", ELICITATION),
+    ("ElicitRequest", ELICITATION),
+    ("PingRequest", PING),
+];
+
+/// Names of calls that send (or build, to send) a JSON-RPC message whose method is an argument.
+pub(crate) const SEND_VERBS: &[&str] = &[
+    "send_request",
+    "send_request_raw",
+    "send_raw_request",
+    "send_req",
+    "send_rpc",
+    "send_json_rpc",
+    "request",
+    "request_raw",
+    "raw_request",
+    "send",
+    "call",
+    "call_method",
+    "call_rpc",
+    "rpc",
+    "rpc_call",
+    "new_request",
+    "make_request",
+    "build_request",
+    "write_request",
+    "notify",
+    "send_notification",
+    "new_notification",
+    "build_notification",
+    "write_notification",
+];
+
+/// Types of function parameters that are the server's handle to its client (rmcp `Peer<RoleServer>`,
+/// rust-mcp-sdk `Arc<dyn McpServer>`, …): a call on such a parameter is the SDK's.
+const PEER_TYPES: &[&str] = &["Peer", "McpServer", "ServerRuntime", "RequestContext", "ServerHandle", "ClientHandle"];
+
+/// What the rule learns about the file before the walk: consts holding a method, functions it
+/// defines itself.
+#[derive(Default)]
+struct FileFacts {
+    consts: Vec<StrConst>,
+    local_fns: Vec<String>,
+}
+
+/// A `const`/`static` of the file whose value is a string literal.
+#[derive(Clone)]
+pub(crate) struct StrConst {
+    pub name: String,
+    pub value: String,
+    /// The literal's range.
+    pub range: Range<usize>,
+}
+
+/// Per function: the body's range and the names of parameters whose type is a peer-like handle.
+#[derive(Default)]
+pub(crate) struct PeerParams(Vec<(Range<usize>, Vec<String>)>);
+
+impl Rule for ServerInitiatedRequest {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn rust_file(&self, cx: &mut Cx, file: &syn::File) {
+        let mut facts = FileFacts::default();
+        collect_str_consts(cx, &file.items, &|v| METHODS.contains(&v), &mut facts.consts);
+        collect_local_fns(&file.items, &mut facts.local_fns);
+        *cx.state::<FileFacts>() = facts;
+    }
+
+    fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
+        record_peer_params(cx, f);
+    }
+
+    fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall) {
+        if cx.role() == Role::Client {
+            return;
+        }
+        let name = call.method.to_string();
+        if let Some(spelling) = SPELLINGS.iter().find(|s| s.name == name)
+            && spelling_fires(cx, spelling, call)
+        {
+            let range = method_call_range(cx, call);
+            let args = if call.args.is_empty() { "" } else { "…" };
+            report(
+                cx,
+                range,
+                spelling.method,
+                format!(
+                    "`{name}({args})` sends `{}` from the server to the client as a request; server-initiated requests were removed in MCP 2026-07-28",
+                    spelling.method
+                ),
+                format!("sends `{}` to the client", spelling.method),
+            );
+        }
+        if SEND_VERBS.contains(&name.as_str()) {
+            check_send_args(cx, call.args.iter());
+        }
+    }
+
+    fn call(&self, cx: &mut Cx, call: &syn::ExprCall) {
+        if cx.role() == Role::Client {
+            return;
+        }
+        let Expr::Path(func) = &*call.func else { return };
+        let segs: Vec<String> = func.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let Some(last) = segs.last() else { return };
+        // A client's message builder (`ClientJsonRpcMessage::request(..)`) sends the other way.
+        if segs.iter().any(|s| s.starts_with("Client")) {
+            return;
+        }
+        // `send_request(&mut out, "elicitation/create", …)`, or a JSON-RPC request type's
+        // constructor (`JsonRpcRequest::new(7, "sampling/createMessage", params)`).
+        let rpc_type = segs.iter().any(|s| s.contains("Rpc") || s.contains("RPC"));
+        if SEND_VERBS.contains(&last.as_str())
+            || (rpc_type && matches!(last.as_str(), "new" | "request" | "new_request"))
+        {
+            check_send_args(cx, call.args.iter());
+        }
+    }
+
+    fn expr_path(&self, cx: &mut Cx, path: &syn::ExprPath) {
+        // Expression position only: a client matching `ServerRequest::CreateMessageRequest(r)` to
+        // answer it is a pattern, and MRTR's `InputRequest::Elicitation(..)` is legal. Only in
+        // server code: a client builds one too, to hand an MRTR input request to its own handler.
+        // Code of unknown side is reported when the value goes straight into a sending call
+        // (`check_send_args`).
+        if cx.role() != Role::Server {
+            return;
+        }
+        let Some(method) = server_request_variant(&path.path) else { return };
+        report_server_request(cx, path, method);
+    }
+
+    fn struct_lit(&self, cx: &mut Cx, lit: &syn::ExprStruct) {
+        // A hand-rolled request struct: `JsonRpcRequest { id, method: "elicitation/create".into(), .. }`.
+        if cx.role() == Role::Client {
+            return;
+        }
+        let field = |name: &str| lit.fields.iter().find(|f| matches!(&f.member, Member::Named(i) if i == name));
+        let (Some(method), Some(id)) = (field("method"), field("id")) else { return };
+        let consts = file_consts(cx);
+        if let Some(found) = method_value(cx, &method.expr, &consts)
+            && sent_by_this_side(cx, &found.value)
+        {
+            let id_range = cx.node_range(id);
+            report_request_object(cx, &found, id_range);
+        }
+    }
+
+    fn json_node(&self, cx: &mut Cx, node: &JsonNode, path: &[Step]) {
+        if cx.origin == Origin::Rust && cx.role() == Role::Client {
+            return;
+        }
+        let Some(method) = node.member("method") else { return };
+        let Some(id) = node.member("id") else { return };
+        // MRTR input requests are legal (an `id` inside one is `input-required-misuse`'s).
+        if path.contains(&Step::Key("inputRequests")) {
+            return;
+        }
+        let found = match &method.value.kind {
+            JsonKind::String(s) if METHODS.contains(&s.as_str()) && raw_spells(cx, &method.value.range, s) => {
+                Some(MethodValue { value: s.clone(), range: method.value.range.clone(), defined: None })
+            }
+            // `"method": ELICIT` or `"method": "elicitation/create".to_string()` inside `json!`.
+            JsonKind::Expr(tokens) => {
+                let consts = file_consts(cx);
+                syn::parse2::<Expr>(tokens.clone()).ok().and_then(|e| method_value(cx, &e, &consts))
+            }
+            _ => None,
+        };
+        let Some(found) = found else { return };
+        // In JSON files every `ping` is `removed-method`'s; in Rust only the server's are ours.
+        let ours = match cx.origin {
+            Origin::JsonFile => found.value != PING,
+            Origin::Rust => sent_by_this_side(cx, &found.value),
+        };
+        if ours {
+            report_request_object(cx, &found, id.range.clone());
+        }
+    }
+
+    fn transcript(&self, cx: &mut Cx, messages: &[TranscriptMessage]) {
+        // The latest request per id: who sent it and its method, to attribute responses.
+        let mut requests: std::collections::HashMap<String, (Sender, &str)> = std::collections::HashMap::new();
+        for m in messages {
+            match m.kind {
+                MessageKind::Request { method, method_node, id } => {
+                    if let Some(key) = id.scalar_key() {
+                        requests.insert(key, (m.sender, method));
+                    }
+                    // `roots/list` is `server-roots-request`'s, `ping` `removed-method`'s, and
+                    // sampling and elicitation requests are reported from `json_node` whatever
+                    // their direction. A notification method with an id is malformed, not a
+                    // request the server meant to make.
+                    if m.sender != Sender::Server
+                        || matches!(method, "roots/list" | PING | SAMPLING | ELICITATION)
+                        || method.starts_with("notifications/")
+                    {
+                        continue;
+                    }
+                    cx.report(
+                        &META,
+                        method_node.range.clone(),
+                        format!(
+                            "the server sends `{method}` to the client as a request; server-initiated requests were removed in MCP 2026-07-28"
+                        ),
+                        "a request from the server to the client",
+                    )
+                    .label(id.range.clone(), "a JSON-RPC id makes this a request")
+                    .help(WIRE_HELP);
+                }
+                MessageKind::Response { id, result, error } if m.sender == Sender::Client => {
+                    let answered = id.scalar_key().and_then(|k| requests.get(&k)).map(|(_, method)| *method);
+                    if matches!(answered, Some("roots/list" | PING)) {
+                        continue;
+                    }
+                    let key = if result.is_some() { "result" } else { "error" };
+                    let Some(member) = m.message.member(key) else { continue };
+                    let what = answered.map_or(String::new(), |method| format!(" to `{method}`"));
+                    cx.report(
+                        &META,
+                        member.key_range.clone(),
+                        format!(
+                            "the client sends a JSON-RPC response{what} to the server; since MCP 2026-07-28 servers send no requests, so clients send no responses"
+                        ),
+                        if error.is_some() { "a client-to-server error response" } else { "a client-to-server response" },
+                    )
+                    .label(id.range.clone(), "answers this id")
+                    .help(TRANSCRIPT_RESPONSE_HELP);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Reports with the help that fits: rmcp's MRTR API for rmcp code, the wire shape otherwise, and
+/// "delete it" for `ping`.
+fn report<'d>(
+    cx: &'d mut Cx,
+    range: Range<usize>,
+    method: &str,
+    message: impl Into<String>,
+    label: impl Into<String>,
+) -> &'d mut Diagnostic {
+    let rmcp = cx.origin == Origin::Rust && cx.uses_sdk(Sdk::Rmcp);
+    let d = cx.report(&META, range, message, label);
+    if method == PING {
+        d.help(PING_HELP);
+    } else if !rmcp {
+        d.help(WIRE_HELP);
+    }
+    d
+}
+
+fn report_server_request(cx: &mut Cx, path: &syn::ExprPath, method: &str) {
+    let range = cx.node_range(path);
+    let shown = cx.text(range.clone()).split_whitespace().collect::<String>();
+    report(
+        cx,
+        range,
+        method,
+        format!(
+            "`{shown}` is `{method}` as a server-to-client request; server-initiated requests were removed in MCP 2026-07-28"
+        ),
+        "a request from the server to the client",
+    );
+}
+
+fn report_request_object(cx: &mut Cx, found: &MethodValue, id: Range<usize>) {
+    let d = report(
+        cx,
+        found.range.clone(),
+        &found.value,
+        format!(
+            "`{}` as a JSON-RPC request from the server to the client; server-initiated requests were removed in MCP 2026-07-28",
+            found.value
+        ),
+        format!("`{}` as a request", found.value),
+    );
+    d.label(id, "a JSON-RPC id makes this a request the server sends");
+    if let Some(defined) = found.defined.clone() {
+        d.label(defined, "the method name is defined here");
+    }
+}
+
+/// Whether code of this side sending `method` is this rule's: sampling and elicitation from
+/// anything but client code (checked by the callers), `ping` only from code that is a server for
+/// sure (other `ping`s are `removed-method`'s).
+fn sent_by_this_side(cx: &Cx, method: &str) -> bool {
+    method != PING || cx.role() == Role::Server
+}
+
+fn spelling_fires(cx: &Cx, spelling: &Spelling, call: &syn::ExprMethodCall) -> bool {
+    if call.args.len() > spelling.max_args || is_self(&call.receiver) {
+        return false;
+    }
+    let sdk_known = !cx.file_sdks.is_empty() || !cx.crate_ctx.sdks.is_empty();
+    if sdk_known {
+        if !spelling.sdks.iter().any(|s| cx.uses_sdk(*s)) {
+            return false;
+        }
+    } else {
+        // No MCP SDK in sight: only distinctive names, in code that is a server for sure, and not
+        // a call of the file's own function of that name (its body is checked on its own).
+        let local = cx.state_ref::<FileFacts>().is_some_and(|f| f.local_fns.iter().any(|n| n == spelling.name));
+        if spelling.generic || cx.role() != Role::Server || local {
+            return false;
+        }
+    }
+    if !spelling.generic {
+        return true;
+    }
+    // A generic name is the SDK's when called on the server's peer, with an SDK parameter type,
+    // or (rmcp's typed elicitation) with a turbofish.
+    let args_name_sdk_types = call.args.iter().any(|a| {
+        let tokens = quote::ToTokens::to_token_stream(a);
+        PARAM_TYPES.iter().any(|t| tokens_mention(&tokens, t))
+    });
+    let turbofish = spelling.name == "elicit" && call.turbofish.is_some();
+    peer_like_receiver(cx, &call.receiver) || args_name_sdk_types || turbofish
+}
+
+/// The method a `ServerRequest::<variant>` path sends, if it is one of this rule's.
+fn server_request_variant(path: &syn::Path) -> Option<&'static str> {
+    SERVER_REQUEST_VARIANTS
+        .iter()
+        .find(|(variant, _)| path_ends_with(path, &["ServerRequest", variant]))
+        .map(|(_, method)| *method)
+}
+
+/// The receiver is `self`: the type's own method, not the SDK's peer.
+pub(crate) fn is_self(expr: &Expr) -> bool {
+    matches!(expr, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("self"))
+}
+
+/// Whether a method's receiver is the server's handle to its client: a name in its chain says
+/// `peer` (`context.peer`, `self.peer`, `client_peer`), or its root is a parameter of a peer-like
+/// type (`runtime: Arc<dyn McpServer>`, `p: &Peer<RoleServer>`).
+pub(crate) fn peer_like_receiver(cx: &Cx, receiver: &Expr) -> bool {
+    let mut names = Vec::new();
+    chain_names(receiver, &mut names);
+    if names.iter().any(|n| n.to_ascii_lowercase().contains("peer")) {
+        return true;
+    }
+    let Some(root) = names.first() else { return false };
+    let at = cx.node_range(receiver).start;
+    let Some(params) = cx.state_ref::<PeerParams>() else { return false };
+    // The innermost function around the call.
+    params
+        .0
+        .iter()
+        .filter(|(body, _)| body.contains(&at))
+        .min_by_key(|(body, _)| body.len())
+        .is_some_and(|(_, names)| names.contains(root))
+}
+
+/// The names along a receiver chain, root first: `self.peer.lock().await` → self, peer, lock.
+fn chain_names(expr: &Expr, out: &mut Vec<String>) {
+    match expr {
+        Expr::Path(p) => out.extend(p.path.segments.iter().map(|s| s.ident.to_string())),
+        Expr::Field(f) => {
+            chain_names(&f.base, out);
+            if let Member::Named(i) = &f.member {
+                out.push(i.to_string());
+            }
+        }
+        Expr::MethodCall(m) => {
+            chain_names(&m.receiver, out);
+            out.push(m.method.to_string());
+        }
+        Expr::Await(a) => chain_names(&a.base, out),
+        Expr::Try(t) => chain_names(&t.expr, out),
+        Expr::Paren(p) => chain_names(&p.expr, out),
+        Expr::Group(g) => chain_names(&g.expr, out),
+        Expr::Reference(r) => chain_names(&r.expr, out),
+        Expr::Unary(u) => chain_names(&u.expr, out),
+        Expr::Index(i) => chain_names(&i.expr, out),
+        Expr::Call(c) => chain_names(&c.func, out),
+        _ => {}
+    }
+}
+
+/// Records the function's peer-like parameters (see `peer_like_receiver`). Idempotent, so several
+/// rules may call it for the same function.
+pub(crate) fn record_peer_params(cx: &mut Cx, f: &FnRef) {
+    let body = cx.node_range(f.body);
+    let mut names = Vec::new();
+    for input in &f.sig.inputs {
+        let syn::FnArg::Typed(pt) = input else { continue };
+        let ty = quote::ToTokens::to_token_stream(&pt.ty);
+        if !PEER_TYPES.iter().any(|t| tokens_mention(&ty, t)) {
+            continue;
+        }
+        if let syn::Pat::Ident(pi) = &*pt.pat {
+            names.push(pi.ident.to_string());
+        }
+    }
+    let state = cx.state::<PeerParams>();
+    if !names.is_empty() && !state.0.iter().any(|(r, _)| *r == body) {
+        state.0.push((body, names));
+    }
+}
+
+/// A method string found in code: its value, the range to report, and the const's literal when
+/// it came through one.
+struct MethodValue {
+    value: String,
+    range: Range<usize>,
+    defined: Option<Range<usize>>,
+}
+
+fn file_consts(cx: &Cx) -> Vec<StrConst> {
+    cx.state_ref::<FileFacts>().map(|f| f.consts.clone()).unwrap_or_default()
+}
+
+/// The raw text of a literal spells `value`: trigger words see bytes, not unescaped values.
+fn raw_spells(cx: &Cx, range: &Range<usize>, value: &str) -> bool {
+    cx.text(range.clone()).contains(value)
+}
+
+/// The method string an expression stands for (`"ping"`, `"ping".into()`, a const of this file).
+fn method_value(cx: &Cx, expr: &Expr, consts: &[StrConst]) -> Option<MethodValue> {
+    let (value, range, defined) = resolve_str(cx, expr, consts)?;
+    METHODS.contains(&value.as_str()).then_some(MethodValue { value, range, defined })
+}
+
+/// A string found in code: its value, the range to report, and the const's literal when it came
+/// through one.
+pub(crate) type Resolved = (String, Range<usize>, Option<Range<usize>>);
+
+/// The string an expression stands for, through a literal (whose raw text must spell it) or a
+/// `const`/`static` of the file.
+pub(crate) fn resolve_str(cx: &Cx, expr: &Expr, consts: &[StrConst]) -> Option<Resolved> {
+    if let Some((value, range)) = str_value(cx, expr) {
+        return raw_spells(cx, &range, &value).then_some((value, range, None));
+    }
+    match expr {
+        Expr::Path(p) if p.qself.is_none() => {
+            let name = p.path.segments.last()?.ident.to_string();
+            let c = consts.iter().find(|c| c.name == name)?;
+            Some((c.value.clone(), cx.node_range(expr), Some(c.range.clone())))
+        }
+        Expr::Reference(r) => resolve_str(cx, &r.expr, consts),
+        Expr::Paren(p) => resolve_str(cx, &p.expr, consts),
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && matches!(m.method.to_string().as_str(), "to_string" | "into" | "to_owned" | "as_str") =>
+        {
+            resolve_str(cx, &m.receiver, consts)
+        }
+        _ => None,
+    }
+}
+
+/// Arguments of a request-sending call: a method string of this rule, or a request value
+/// (`peer.send_request(CreateElicitationRequest::new(p).into())`).
+fn check_send_args<'a>(cx: &mut Cx, args: impl Iterator<Item = &'a Expr>) {
+    let consts = file_consts(cx);
+    for arg in args {
+        if let Some(found) = method_value(cx, arg, &consts) {
+            if !sent_by_this_side(cx, &found.value) {
+                continue;
+            }
+            let d = report(
+                cx,
+                found.range.clone(),
+                &found.value,
+                format!(
+                    "the server sends `{}` to the client as a request; server-initiated requests were removed in MCP 2026-07-28",
+                    found.value
+                ),
+                "sent as a JSON-RPC request to the client",
+            );
+            if let Some(defined) = found.defined {
+                d.label(defined, "the method name is defined here");
+            }
+        } else if let Some((path, method)) = server_request_value(arg) {
+            // The type says the server sends it, `ping` included. The same range as `expr_path`'s
+            // finding in server code, so the two merge.
+            report_server_request(cx, path, method);
+        } else if let Some((range, ty, method)) = request_type_value(cx, arg)
+            && sent_by_this_side(cx, method)
+        {
+            report(
+                cx,
+                range,
+                method,
+                format!(
+                    "the server sends `{ty}` (`{method}`) to the client; server-initiated requests were removed in MCP 2026-07-28"
+                ),
+                "sent as a request to the client",
+            );
+        }
+    }
+}
+
+/// `ServerRequest::<variant>(..)` (through `.into()`, `&`, parentheses): its path and method.
+fn server_request_value(expr: &Expr) -> Option<(&syn::ExprPath, &'static str)> {
+    match expr {
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) => server_request_variant(&p.path).map(|m| (p, m)),
+            _ => None,
+        },
+        Expr::Path(p) => server_request_variant(&p.path).map(|m| (p, m)),
+        Expr::MethodCall(m) if m.args.is_empty() && m.method == "into" => server_request_value(&m.receiver),
+        Expr::Reference(r) => server_request_value(&r.expr),
+        Expr::Paren(p) => server_request_value(&p.expr),
+        _ => None,
+    }
+}
+
+/// `CreateMessageRequest::new(..)`, `PingRequest::default()`, `ElicitRequest { .. }`, through
+/// `.into()` or `ServerRequest::from(..)`; not `ServerRequest::<variant>(..)`, which `expr_path`
+/// reports.
+fn request_type_value(cx: &Cx, expr: &Expr) -> Option<(Range<usize>, &'static str, &'static str)> {
+    let names_type = |path: &syn::Path| -> Option<(&'static str, &'static str)> {
+        // `ServerRequest::PingRequest(..)` is `expr_path`'s; `ClientRequest::PingRequest(..)` is a
+        // client's ping (`removed-method`'s).
+        if server_request_variant(path).is_some()
+            || path.segments.iter().any(|s| s.ident.to_string().starts_with("Client"))
+        {
+            return None;
+        }
+        REQUEST_TYPES.iter().find(|(ty, _)| path.segments.iter().any(|s| s.ident == ty)).copied()
+    };
+    match expr {
+        Expr::MethodCall(m) if m.args.is_empty() && m.method == "into" => request_type_value(cx, &m.receiver),
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) if path_ends_with(&p.path, &["ServerRequest", "from"]) && c.args.len() == 1 => {
+                request_type_value(cx, &c.args[0])
+            }
+            Expr::Path(p) => names_type(&p.path).map(|(t, m)| (cx.node_range(expr), t, m)),
+            _ => None,
+        },
+        Expr::Struct(s) => names_type(&s.path).map(|(t, m)| (cx.node_range(&s.path), t, m)),
+        Expr::Path(p) => names_type(&p.path).map(|(t, m)| (cx.node_range(expr), t, m)),
+        Expr::Reference(r) => request_type_value(cx, &r.expr),
+        Expr::Paren(p) => request_type_value(cx, &p.expr),
+        _ => None,
+    }
+}
+
+/// `const`/`static` items (at any depth of modules and impls, not inside functions) whose value is
+/// a string literal accepted by `want`.
+pub(crate) fn collect_str_consts(cx: &Cx, items: &[syn::Item], want: &dyn Fn(&str) -> bool, out: &mut Vec<StrConst>) {
+    let mut add = |ident: &syn::Ident, expr: &Expr| {
+        if let Some((value, range)) = str_value(cx, expr)
+            && want(&value)
+            && raw_spells(cx, &range, &value)
+        {
+            out.push(StrConst { name: ident.to_string(), value, range });
+        }
+    };
+    let mut stack: Vec<&[syn::Item]> = vec![items];
+    while let Some(items) = stack.pop() {
+        for item in items {
+            match item {
+                syn::Item::Const(c) => add(&c.ident, &c.expr),
+                syn::Item::Static(s) => add(&s.ident, &s.expr),
+                syn::Item::Mod(m) => {
+                    if let Some((_, items)) = &m.content {
+                        stack.push(items);
+                    }
+                }
+                syn::Item::Impl(i) => {
+                    for it in &i.items {
+                        if let syn::ImplItem::Const(c) = it {
+                            add(&c.ident, &c.expr);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Names of the functions and methods the file defines (outside `impl ClientHandler`).
+fn collect_local_fns(items: &[syn::Item], out: &mut Vec<String>) {
+    for item in items {
+        match item {
+            syn::Item::Fn(f) => out.push(f.sig.ident.to_string()),
+            syn::Item::Mod(m) => {
+                if let Some((_, items)) = &m.content {
+                    collect_local_fns(items, out);
+                }
+            }
+            syn::Item::Impl(i) => {
+                let client = i
+                    .trait_
+                    .as_ref()
+                    .and_then(|(_, p, _)| p.segments.last())
+                    .is_some_and(|s| s.ident.to_string().starts_with("ClientHandler"));
+                if !client {
+                    for it in &i.items {
+                        if let syn::ImplItem::Fn(f) = it {
+                            out.push(f.sig.ident.to_string());
+                        }
+                    }
+                }
+            }
+            syn::Item::Trait(t) => {
+                for it in &t.items {
+                    if let syn::TraitItem::Fn(f) = it {
+                        out.push(f.sig.ident.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::check_text;
+
+    /// (line, text) of this rule's findings in `text`, checked as a standalone file.
+    fn findings(name: &str, text: &str) -> Vec<(usize, String)> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        check_text(&path, text.to_owned())
+            .into_iter()
+            .filter(|d| d.rule == "server-initiated-request")
+            .map(|d| {
+                let line = text[..d.range.start].lines().count().max(1);
+                (line, text[d.range.clone()].to_owned())
+            })
+            .collect()
+    }
+
+    fn check(text: &str) -> Vec<String> {
+        findings("lib.rs", text).into_iter().map(|(_, s)| s).collect()
+    }
+
+    #[test]
+    fn rmcp_peer_calls() {
+        let text = "use rmcp::service::{Peer, RoleServer};\n\
+                    async fn ask(peer: &Peer<RoleServer>, p: P) {\n\
+                      let a = peer.create_elicitation(p).await;\n\
+                      let b = peer.elicit::<Confirm>(\"sure?\".into()).await;\n\
+                      let c = peer.create_message(p).await;\n\
+                    }\n";
+        assert_eq!(check(text), ["create_elicitation(p)", "elicit::<Confirm>(\"sure?\".into())", "create_message(p)"]);
+    }
+
+    #[test]
+    fn database_and_chat_names_are_silent() {
+        let text = "use rmcp::model::Tool;\n\
+                    async fn store(db: &Db, flow: &Flow, m: NewMessage) {\n\
+                      db.create_message(m).await;\n\
+                      flow.elicit(question);\n\
+                      self.create_elicitation(x);\n\
+                    }\n";
+        assert!(check(text).is_empty(), "{:?}", check(text));
+        // No SDK at all: generic names never fire.
+        assert!(
+            check("struct McpServer;\nimpl McpServer { fn f(&self) { self.peer.create_message(m); } }\n").is_empty()
+        );
+    }
+
+    #[test]
+    fn client_answering_is_silent() {
+        let text = "use rmcp::{ClientHandler, model::*, service::*};\n\
+                    impl ClientHandler for C {\n\
+                      async fn create_message(&self, p: CreateMessageRequestParams, cx: RequestContext<RoleClient>) -> R {\n\
+                        self.upstream_peer.create_message(p).await\n\
+                      }\n\
+                    }\n\
+                    fn route(r: ServerRequest) { match r { ServerRequest::CreateMessageRequest(x) => {}, ServerRequest::PingRequest(_) => {}, _ => {} } }\n";
+        assert!(check(text).is_empty(), "{:?}", check(text));
+    }
+
+    #[test]
+    fn server_requests_of_unknown_side_need_a_send() {
+        // A client handing an MRTR input request to its own handler builds a `ServerRequest` too.
+        let text = "use rmcp::model::*;\n\
+                    async fn fulfill(s: &S, r: CreateMessageRequest) { s.handle_request(ServerRequest::CreateMessageRequest(r), cx).await; }\n\
+                    async fn forward(p: &P, r: CreateMessageRequest) { p.send_request(ServerRequest::CreateMessageRequest(r)).await; }\n";
+        assert_eq!(check(text), ["ServerRequest::CreateMessageRequest"]);
+        assert_eq!(findings("lib.rs", text)[0].0, 3);
+    }
+
+    #[test]
+    fn ping_only_from_server_code() {
+        let text = "use rmcp::RoleServer;\n\
+                    async fn keepalive(out: &Conn<RoleServer>) { out.send_request(\"ping\", None).await; }\n\
+                    async fn unknown(out: &Conn) { out.send_request(\"ping\", None).await; }\n\
+                    async fn client(out: &Peer<RoleClient>) { out.send_request(\"ping\", None).await; }\n";
+        assert_eq!(check(text), ["\"ping\""]);
+    }
+
+    #[test]
+    fn hand_rolled_json_and_consts() {
+        let text = "use serde_json::json;\n\
+                    const ELICIT: &str = \"elicitation/create\";\n\
+                    #[tool_router] impl S { fn t(&self) {\n\
+                      self.out.write(json!({\"jsonrpc\": \"2.0\", \"id\": 9, \"method\": \"sampling/createMessage\"}));\n\
+                      self.out.send_request(ELICIT, p);\n\
+                      let mrtr = json!({\"inputRequests\": {\"a\": {\"method\": \"elicitation/create\"}}});\n\
+                    } }\n";
+        assert_eq!(check(text), ["\"sampling/createMessage\"", "ELICIT"]);
+    }
+
+    #[test]
+    fn transcript_directions() {
+        let text = concat!(
+            "{\"direction\": \"s2c\", \"message\": {\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/list\"}}\n",
+            "{\"direction\": \"c2s\", \"message\": {\"jsonrpc\": \"2.0\", \"id\": 1, \"result\": {}}}\n",
+            "{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"elicitation/create\", \"params\": {}}\n",
+            "{\"jsonrpc\": \"2.0\", \"id\": 2, \"result\": {\"action\": \"accept\"}}\n",
+            "{\"jsonrpc\": \"2.0\", \"id\": 3, \"method\": \"roots/list\"}\n",
+            "{\"jsonrpc\": \"2.0\", \"id\": 3, \"result\": {\"roots\": []}}\n",
+        );
+        let got = findings("t.jsonl", text);
+        assert_eq!(
+            got,
+            [
+                (1, "\"tools/list\"".to_owned()),
+                (2, "\"result\"".to_owned()),
+                (3, "\"elicitation/create\"".to_owned()),
+                (4, "\"result\"".to_owned()),
+            ]
+        );
+    }
+}

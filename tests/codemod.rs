@@ -1,0 +1,260 @@
+//! The roots codemod on the fixture crates (`fixtures/crates/<name>`), as users run it: the fixed
+//! sources equal the snapshots in `fixtures/crates/<name>.fixed/` byte for byte, parse, and a second
+//! `fix` changes nothing; `--diff` prints exactly what `fix` writes; dirty and read-only files are
+//! refused and every file is left as it was. `UPDATE_SNAPSHOTS=1 cargo test --test codemod`
+//! rewrites the snapshots.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command as Std;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+const CRATES: &[&str] = &["workspace-tools", "project-notes", "file-index"];
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/crates")
+}
+
+fn mcp_lint(dir: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("mcp-lint").unwrap();
+    cmd.current_dir(dir).env("NO_COLOR", "1");
+    cmd
+}
+
+/// The crate's Rust and JSON files by path relative to `root`.
+fn sources(root: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                if !matches!(path.file_name().and_then(|n| n.to_str()), Some("target" | ".git")) {
+                    stack.push(path);
+                }
+            } else if path.extension().is_some_and(|e| e == "rs" || e == "json") {
+                let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+                out.insert(rel, std::fs::read_to_string(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// A copy of the crate in a temporary folder (without any `target/`).
+fn copy_crate(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let from = fixtures().join(name);
+    let mut stack = vec![from.clone()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let rel = path.strip_prefix(&from).unwrap();
+            if path.is_dir() {
+                if path.file_name().is_some_and(|n| n != "target") {
+                    std::fs::create_dir_all(dir.path().join(rel)).unwrap();
+                    stack.push(path);
+                }
+            } else {
+                std::fs::copy(&path, dir.path().join(rel)).unwrap();
+            }
+        }
+    }
+    dir
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Std::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .output()
+        .unwrap()
+        .status
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+/// The snapshot: the files the codemod changes, as it must write them.
+fn snapshot(name: &str) -> BTreeMap<String, String> {
+    sources(&fixtures().join(format!("{name}.fixed")))
+}
+
+#[test]
+fn fixed_sources_match_the_snapshots_and_a_second_fix_is_a_no_op() {
+    for name in CRATES {
+        let dir = copy_crate(name);
+        let before = sources(dir.path());
+        mcp_lint(dir.path())
+            .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "."])
+            .assert()
+            .code(0)
+            .stderr(predicate::str::contains("changes the tool's public input schema"));
+        let after = sources(dir.path());
+        let changed: BTreeMap<String, String> =
+            after.iter().filter(|(k, v)| before.get(*k) != Some(*v)).map(|(k, v)| (k.clone(), v.clone())).collect();
+        if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+            let root = fixtures().join(format!("{name}.fixed"));
+            let _ = std::fs::remove_dir_all(&root);
+            for (rel, text) in &changed {
+                std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
+                std::fs::write(root.join(rel), text).unwrap();
+            }
+        }
+        let want = snapshot(name);
+        assert_eq!(changed.keys().collect::<Vec<_>>(), want.keys().collect::<Vec<_>>(), "{name}: changed files");
+        for (rel, text) in &changed {
+            assert_eq!(text, &want[rel], "{name}/{rel} differs from its snapshot");
+            if rel.ends_with(".rs") {
+                syn::parse_file(text).unwrap_or_else(|e| panic!("{name}/{rel} does not parse: {e}"));
+            } else {
+                serde_json::from_str::<serde_json::Value>(text).unwrap_or_else(|e| panic!("{name}/{rel}: {e}"));
+            }
+        }
+        // Nothing is left to fix, and the roots are gone.
+        mcp_lint(dir.path())
+            .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "--diff", "."])
+            .assert()
+            .code(0)
+            .stdout(predicate::str::is_empty());
+        mcp_lint(dir.path()).args(["check", "--select", "server-roots-request", "."]).assert().code(0);
+        assert_eq!(sources(dir.path()), after, "{name}: the second run changed something");
+    }
+}
+
+#[test]
+fn diff_shows_exactly_what_fix_writes() {
+    for name in CRATES {
+        let dir = copy_crate(name);
+        let before = sources(dir.path());
+        let out = mcp_lint(dir.path()).args(["fix", "--unsafe-fixes", "--diff", "."]).assert().code(1);
+        let diff = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert_eq!(sources(dir.path()), before, "{name}: --diff wrote something");
+        // The same unified diff, computed from the snapshots.
+        let mut want = String::new();
+        for (rel, fixed) in snapshot(name) {
+            let text = similar::TextDiff::from_lines(&before[&rel], &fixed);
+            want.push_str(&text.unified_diff().header(&format!("a/{rel}"), &format!("b/{rel}")).to_string());
+        }
+        assert_eq!(diff, want, "{name}: --diff differs from what fix writes");
+    }
+}
+
+#[test]
+fn dirty_files_are_refused_and_nothing_is_written() {
+    for name in CRATES {
+        let dir = copy_crate(name);
+        git(dir.path(), &["init", "-q"]);
+        git(dir.path(), &["add", "-A"]);
+        git(dir.path(), &["commit", "-qm", "init"]);
+        // An uncommitted change in one of the files the codemod would rewrite.
+        let (rel, _) = snapshot(name).into_iter().find(|(r, _)| r.ends_with(".rs")).unwrap();
+        let path = dir.path().join(&rel);
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("// work in progress\n");
+        std::fs::write(&path, &text).unwrap();
+        let before = sources(dir.path());
+        mcp_lint(dir.path())
+            .args(["fix", "--unsafe-fixes", "."])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("uncommitted changes").and(predicate::str::contains(rel.as_str())));
+        assert_eq!(sources(dir.path()), before, "{name}: a refused fix wrote something");
+    }
+}
+
+#[test]
+fn read_only_files_are_refused_and_nothing_is_written() {
+    use std::os::unix::fs::PermissionsExt;
+    for name in CRATES {
+        let dir = copy_crate(name);
+        git(dir.path(), &["init", "-q"]);
+        git(dir.path(), &["add", "-A"]);
+        git(dir.path(), &["commit", "-qm", "init"]);
+        // The last file the codemod changes is read-only: the others must not be written either.
+        let (rel, _) = snapshot(name).into_iter().next_back().unwrap();
+        let path = dir.path().join(&rel);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let before = sources(dir.path());
+        mcp_lint(dir.path())
+            .args(["fix", "--unsafe-fixes", "."])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("read-only").and(predicate::str::contains(rel.as_str())));
+        assert_eq!(sources(dir.path()), before, "{name}: a refused fix wrote something");
+    }
+}
+
+#[test]
+fn without_unsafe_fixes_the_codemod_is_only_offered() {
+    let dir = copy_crate("workspace-tools");
+    let before = sources(dir.path());
+    mcp_lint(dir.path())
+        .args(["fix", "--allow-no-vcs", "--select", "server-roots-request", "."])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("pass --unsafe-fixes to give the tool a directory parameter"));
+    assert_eq!(sources(dir.path()), before);
+}
+
+const MANIFEST: &str = "[package]\nname = \"srv\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\nrmcp = \"3.11\"\nserde = \"1\"\nschemars = \"1\"\n\n[workspace]\n";
+
+/// A crate with one tool the codemod can rewrite and one it cannot: the second is left as it was,
+/// with the reason in the summary; the first is still rewritten.
+#[test]
+fn what_cannot_be_rewritten_is_left_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("Cargo.toml"), MANIFEST).unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    let code = r#"use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, tool, tool_router};
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct NameArgs {
+    /// A name.
+    pub name: String,
+}
+
+pub struct Srv;
+
+#[tool_router]
+impl Srv {
+    #[allow(deprecated)]
+    #[tool(description = "Show the first root's name")]
+    async fn root_name(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let listed = context.peer.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let name = listed.roots.first().and_then(|r| r.name.clone()).unwrap_or_default();
+        Ok(CallToolResult::success(vec![rmcp::model::ContentBlock::text(name)]))
+    }
+
+    #[allow(deprecated)]
+    #[tool(description = "Greet in the first root")]
+    async fn greet(&self, Parameters(args): Parameters<NameArgs>, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let listed = context.peer.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let dir = listed.roots.first().map(|r| r.uri.clone()).ok_or_else(|| ErrorData::invalid_request("no roots", None))?;
+        Ok(CallToolResult::success(vec![rmcp::model::ContentBlock::text(format!("{} in {dir}", args.name))]))
+    }
+}
+"#;
+    std::fs::write(dir.path().join("src/lib.rs"), code).unwrap();
+    mcp_lint(dir.path())
+        .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "--select", "server-roots-request", "."])
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("tool `greet` takes the directory as a parameter")
+                .and(predicate::str::contains("left: src/lib.rs:21:"))
+                .and(predicate::str::contains("the roots codemod left it: the tool `root_name`: uses its `name`")),
+        );
+    let fixed = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    syn::parse_file(&fixed).unwrap();
+    assert!(fixed.contains("let dir = args.path.clone();"), "{fixed}");
+    assert!(fixed.contains("let name = listed.roots.first().and_then(|r| r.name.clone())"), "{fixed}");
+    assert!(fixed.contains("async fn root_name(&self, context: RequestContext<RoleServer>)"), "{fixed}");
+    // The context import stays: the refused tool still uses it.
+    assert!(fixed.contains("use rmcp::service::{RequestContext, RoleServer};"), "{fixed}");
+}

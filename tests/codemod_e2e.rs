@@ -1,0 +1,234 @@
+//! The proof that the roots codemod migrates real servers: per fixture crate, copy it to a temporary
+//! folder, run `mcp-lint fix --unsafe-fixes`, `cargo build` the result (one target folder shared by
+//! every crate and every run, under this repository's `target/`), start the server over stdio and,
+//! as an MCP 2026-07-28 client does (no `initialize`; protocol version and capabilities in each
+//! request's `_meta`), list its tools and call the rewritten ones with folders prepared here.
+//!
+//! Dependencies must be fetched first (`.ci/run` does: `cargo fetch --locked --manifest-path
+//! fixtures/crates/<name>/Cargo.toml`). Every read from the server is bounded by a timeout, so a
+//! hung server fails the test instead of hanging CI.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+const READ_TIMEOUT: Duration = Duration::from_secs(60);
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/crates")
+}
+
+/// One target folder for all fixture builds, kept between runs (`CODEMOD_E2E_TARGET_DIR` moves it,
+/// e.g. to measure a cold build).
+fn shared_target() -> PathBuf {
+    match std::env::var_os("CODEMOD_E2E_TARGET_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap().join("codemod-e2e"),
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let dest = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            if path.file_name().is_some_and(|n| n != "target") {
+                copy_dir(&path, &dest);
+            }
+        } else {
+            std::fs::copy(&path, &dest).unwrap();
+        }
+    }
+}
+
+/// Copies the crate, fixes it, builds it; returns the folder and the server binary.
+fn fixed_and_built(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let krate = dir.path().join(name);
+    copy_dir(&fixtures().join(name), &krate);
+    let fix = Command::new(env!("CARGO_BIN_EXE_mcp-lint"))
+        .current_dir(&krate)
+        .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "."])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&fix.stderr);
+    assert!(matches!(fix.status.code(), Some(0 | 1)), "fix failed: {stderr}");
+    assert!(stderr.contains("changes the tool's public input schema"), "{stderr}");
+    let target = shared_target();
+    let build = Command::new(env!("CARGO"))
+        .current_dir(&krate)
+        .args(["build", "--locked", "--quiet"])
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .unwrap();
+    assert!(build.status.success(), "the fixed {name} does not build:\n{}", String::from_utf8_lossy(&build.stderr));
+    (dir, target.join("debug").join(name))
+}
+
+/// A server over stdio, killed when dropped.
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    next_id: u64,
+}
+
+impl Server {
+    fn start(binary: &Path, cwd: &Path) -> Server {
+        let mut child = Command::new(binary)
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Server { child, stdin, lines, next_id: 1 }
+    }
+
+    /// Sends a request with the 2026-07-28 `_meta` and returns its result (or fails on an error).
+    fn request(&mut self, method: &str, mut params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "mcp-lint-e2e", "version": "1.0.0"}
+        });
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(READ_TIMEOUT)
+                .unwrap_or_else(|_| panic!("no answer to {method} within {READ_TIMEOUT:?}"));
+            let reply: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+            if reply["id"] == json!(id) {
+                assert!(reply.get("error").is_none(), "{method} failed: {reply}");
+                return reply["result"].clone();
+            }
+        }
+    }
+
+    fn tools(&mut self) -> Vec<Value> {
+        self.request("tools/list", json!({}))["tools"].as_array().unwrap().clone()
+    }
+
+    /// Calls a tool and returns its text content.
+    fn call(&mut self, tool: &str, arguments: Value) -> String {
+        let result = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        assert_ne!(result["isError"], json!(true), "{tool} returned an error: {result}");
+        result["content"].as_array().unwrap().iter().filter_map(|c| c["text"].as_str()).collect::<Vec<_>>().join("")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn tool<'a>(tools: &'a [Value], name: &str) -> &'a Value {
+    tools.iter().find(|t| t["name"] == name).unwrap_or_else(|| panic!("no tool {name} in {tools:?}"))
+}
+
+/// The new property of a tool's input schema, and whether it is required.
+fn property(tools: &[Value], name: &str, prop: &str) -> (Value, bool) {
+    let schema = &tool(tools, name)["inputSchema"];
+    let p = schema["properties"][prop].clone();
+    assert!(!p.is_null(), "{name} has no `{prop}` property: {schema}");
+    let required = schema["required"].as_array().is_some_and(|r| r.contains(&json!(prop)));
+    (p, required)
+}
+
+fn folder(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
+fn path_str(p: &Path) -> String {
+    p.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn shape_a_tools_ask_for_the_directory() {
+    let (_keep, binary) = fixed_and_built("workspace-tools");
+    let work = folder(&[("a.txt", "the needle is here"), ("b.txt", "nothing"), ("notes.md", "# notes")]);
+    let other = folder(&[("c.txt", "more"), ("d.rs", "fn main() {}")]);
+    let mut server = Server::start(&binary, other.path());
+    let tools = server.tools();
+
+    let (path, required) = property(&tools, "search", "path");
+    assert_eq!(path["type"], "string");
+    assert_eq!(path["description"], "Absolute path of the directory to work in.");
+    assert!(required);
+    let (paths, required) = property(&tools, "list_files", "paths");
+    assert_eq!(paths["type"], "array");
+    assert_eq!(paths["description"], "Absolute paths of the directories to work in.");
+    assert!(required);
+    let (optional, required) = property(&tools, "count_files", "path");
+    assert!(optional["description"].as_str().unwrap().starts_with("Absolute path of the directory"));
+    assert!(!required, "the fallback makes it optional");
+
+    let dir = path_str(work.path());
+    assert_eq!(server.call("search", json!({"path": dir, "query": "needle"})), "a.txt");
+    let listed = server.call("list_files", json!({"paths": [dir, path_str(other.path())]}));
+    assert_eq!(listed, "a.txt\nb.txt\nc.txt\nd.rs\nnotes.md");
+    assert_eq!(server.call("count_files", json!({"extension": "md", "path": dir})), format!("1 .md file(s) in {dir}"));
+    // Without the optional parameter, the server's own folder (its working directory).
+    assert_eq!(server.call("count_files", json!({"extension": "txt"})), "1 .txt file(s) in .");
+}
+
+#[test]
+fn shape_b_tools_read_the_parameter_instead_of_the_cache() {
+    let (_keep, binary) = fixed_and_built("file-index");
+    let one = folder(&[("a.md", "a"), ("b.md", "b"), ("c.txt", "c")]);
+    let two = folder(&[("a.md", "another a")]);
+    let mut server = Server::start(&binary, one.path());
+    let tools = server.tools();
+    let (path, required) = property(&tools, "count_files", "path");
+    assert_eq!((path["type"].as_str(), required), (Some("string"), true));
+    let (paths, required) = property(&tools, "find_file", "paths");
+    assert_eq!((paths["type"].as_str(), required), (Some("array"), true));
+
+    let dir = path_str(one.path());
+    assert_eq!(server.call("count_files", json!({"path": dir})), format!("3 file(s) in {dir}"));
+    let found = server.call("find_file", json!({"name": "a.md", "paths": [dir, path_str(two.path())]}));
+    assert_eq!(found, format!("{}\n{}", one.path().join("a.md").display(), two.path().join("a.md").display()));
+}
+
+#[test]
+fn shape_c_helper_callers_take_the_directory() {
+    let (_keep, binary) = fixed_and_built("project-notes");
+    let notes = folder(&[("todo.md", "- ship it"), ("ideas.md", "more"), ("data.csv", "1,2")]);
+    let mut server = Server::start(&binary, notes.path());
+    let tools = server.tools();
+    for name in ["list_notes", "read_note"] {
+        let (path, required) = property(&tools, name, "path");
+        assert_eq!(path["description"], "Absolute path of the directory to work in.");
+        assert!(required, "{name}");
+    }
+    let dir = path_str(notes.path());
+    assert_eq!(server.call("list_notes", json!({"path": dir})), "ideas.md\ntodo.md");
+    assert_eq!(server.call("read_note", json!({"path": dir, "name": "todo.md"})), "- ship it");
+}

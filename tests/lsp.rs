@@ -1,0 +1,452 @@
+//! `mcp-lint server` as an editor drives it: LSP over the binary's stdin/stdout with
+//! `Content-Length` framing. Every read has a deadline, so a hung server fails the test instead of
+//! hanging it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// A client builder chain with a safe fix, after non-ASCII text on the same line: `ë` is 2 bytes
+/// and 1 UTF-16 unit, `🦀` is 4 bytes and 2 UTF-16 units (a surrogate pair).
+const CLIENT: &str = "use rmcp::model::ClientCapabilities;
+
+pub fn capabilities() -> (&'static str, ClientCapabilities) {
+    (\"Zoë 🦀\", ClientCapabilities::builder().enable_roots_list_changed().enable_elicitation().build())
+}
+";
+
+const MANIFEST: &str = "[package]
+name = \"desktop\"
+version = \"0.1.0\"
+edition = \"2021\"
+
+[dependencies]
+rmcp = { version = \"2.0\", features = [\"client\"] }
+";
+
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    incoming: Receiver<Value>,
+    /// Messages read while waiting for something else (a response while diagnostics arrive).
+    held: Vec<Value>,
+    next_id: i64,
+}
+
+impl Client {
+    fn start(dir: &Path) -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-lint"))
+            .arg("server")
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("mcp-lint server starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, incoming) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            while let Some(message) = read_frame(&mut reader) {
+                if sender.send(message).is_err() {
+                    return;
+                }
+            }
+        });
+        Client { child, stdin, incoming, held: Vec::new(), next_id: 1 }
+    }
+
+    fn write_frame(&mut self, body: &str) {
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        let body = json!({"jsonrpc": "2.0", "method": method, "params": params}).to_string();
+        self.write_frame(&body);
+    }
+
+    /// Sends a request and waits for its response.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+        self.write_frame(&body);
+        self.wait_for(&format!("the response to {method}"), |m| m["id"] == json!(id) && m.get("method").is_none())
+    }
+
+    /// The first message (held or new) that `wanted` accepts; the others are held for later.
+    fn wait_for(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.held.iter().position(&wanted) {
+            return self.held.remove(i);
+        }
+        let until = Instant::now() + DEADLINE;
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            match self.incoming.recv_timeout(left) {
+                Ok(message) if wanted(&message) => return message,
+                Ok(message) => self.held.push(message),
+                Err(_) => panic!("no {what} within {DEADLINE:?}; other messages: {:#?}", self.held),
+            }
+        }
+    }
+
+    fn diagnostics(&mut self, uri: &str) -> Value {
+        let message = self.wait_for(&format!("diagnostics for {uri}"), |m| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri
+        });
+        message["params"].clone()
+    }
+
+    fn initialize(&mut self, encodings: &[&str]) -> Value {
+        let response = self.request(
+            "initialize",
+            json!({
+                "processId": null,
+                "rootUri": null,
+                "capabilities": {"general": {"positionEncodings": encodings}},
+            }),
+        );
+        self.notify("initialized", json!({}));
+        response
+    }
+
+    fn shutdown_and_exit(mut self) -> ExitStatus {
+        let response = self.request("shutdown", Value::Null);
+        assert_eq!(response["result"], Value::Null, "{response}");
+        assert!(response.get("error").is_none(), "{response}");
+        self.notify("exit", Value::Null);
+        self.wait_for_exit()
+    }
+
+    fn wait_for_exit(&mut self) -> ExitStatus {
+        let until = Instant::now() + DEADLINE;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < until, "the server did not exit within {DEADLINE:?}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One `Content-Length`-framed message, or `None` at the end of the output.
+fn read_frame(reader: &mut impl BufRead) -> Option<Value> {
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.strip_suffix("\r\n").expect("header lines end with CRLF");
+        if line.is_empty() {
+            break;
+        }
+        if let Some(value) = line.strip_prefix("Content-Length: ") {
+            length = Some(value.parse::<usize>().expect("a numeric Content-Length"));
+        }
+    }
+    let mut body = vec![0; length.expect("a Content-Length header")];
+    reader.read_exact(&mut body).ok()?;
+    Some(serde_json::from_slice(&body).expect("a JSON body"))
+}
+
+/// The UTF-16 position of a byte offset, counted independently of the server.
+fn utf16_position(text: &str, offset: usize) -> Value {
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[..line_start].matches('\n').count();
+    json!({"line": line, "character": text[line_start..offset].encode_utf16().count()})
+}
+
+/// The byte offset of a UTF-16 position.
+fn utf16_offset(text: &str, position: &Value) -> usize {
+    let line = position["line"].as_u64().unwrap() as usize;
+    let character = position["character"].as_u64().unwrap() as usize;
+    let line_start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+    let mut units = 0;
+    for (i, c) in text[line_start..].char_indices() {
+        if units >= character || c == '\n' {
+            return line_start + i;
+        }
+        units += c.len_utf16();
+    }
+    text.len()
+}
+
+/// Applies LSP text edits (UTF-16 ranges) to `text`, last first so earlier ranges stay valid.
+fn apply_edits(text: &str, edits: &[Value]) -> String {
+    let mut ranges: Vec<(usize, usize, &str)> = edits
+        .iter()
+        .map(|e| {
+            let start = utf16_offset(text, &e["range"]["start"]);
+            let end = utf16_offset(text, &e["range"]["end"]);
+            (start, end, e["newText"].as_str().unwrap())
+        })
+        .collect();
+    ranges.sort_by_key(|r| std::cmp::Reverse(r.0));
+    let mut out = text.to_string();
+    for (start, end, new_text) in ranges {
+        out.replace_range(start..end, new_text);
+    }
+    out
+}
+
+fn file_uri(path: &Path) -> String {
+    let path = path.to_str().unwrap();
+    let mut uri = String::from("file://");
+    for b in path.bytes() {
+        match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => uri.push(b as char),
+            _ => uri.push_str(&format!("%{b:02X}")),
+        }
+    }
+    uri
+}
+
+/// A crate in a temporary folder with `src/client.rs` holding `CLIENT`.
+fn client_crate() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("Cargo.toml"), MANIFEST).unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    let file = dir.path().join("src/client.rs");
+    std::fs::write(&file, CLIENT).unwrap();
+    (dir, file)
+}
+
+/// What `mcp-lint check --format json` reports for the file: the reference the editor must match.
+fn cli_findings(dir: &Path, file: &Path) -> Vec<Value> {
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-lint"))
+        .args(["check", "--format", "json"])
+        .arg(file)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    serde_json::from_slice::<Value>(&output.stdout).unwrap().as_array().unwrap().clone()
+}
+
+#[test]
+fn diagnostics_in_utf16_then_the_quick_fix_clears_them() {
+    let (dir, file) = client_crate();
+    let uri = file_uri(&file);
+    let mut client = Client::start(dir.path());
+
+    let init = client.initialize(&["utf-16"]);
+    let capabilities = &init["result"]["capabilities"];
+    assert_eq!(capabilities["positionEncoding"], "utf-16", "{init}");
+    assert_eq!(capabilities["textDocumentSync"]["openClose"], true, "{init}");
+    assert_eq!(init["result"]["serverInfo"]["name"], "mcp-lint");
+    let kinds = capabilities["codeActionProvider"]["codeActionKinds"].as_array().unwrap();
+    assert!(kinds.contains(&json!("quickfix")) && kinds.contains(&json!("source.fixAll.mcp-lint")), "{init}");
+
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "rust", "version": 1, "text": CLIENT}}),
+    );
+    let published = client.diagnostics(&uri);
+    assert_eq!(published["version"], 1);
+    let diagnostics = published["diagnostics"].as_array().unwrap();
+    let expected = cli_findings(dir.path(), &file);
+    assert_eq!(diagnostics.len(), expected.len(), "{published:#}\nCLI: {expected:#?}");
+    assert_eq!(expected.len(), 1, "{expected:#?}");
+    let (diagnostic, finding) = (&diagnostics[0], &expected[0]);
+
+    // The range: the CLI's byte range, in UTF-16 units. On this line bytes, scalar values and
+    // UTF-16 units all differ before the finding, so only a UTF-16 count passes.
+    let start = finding["byte_range"][0].as_u64().unwrap() as usize;
+    let end = finding["byte_range"][1].as_u64().unwrap() as usize;
+    assert!(CLIENT[start..end].contains("enable_roots_list_changed"), "{:?}", &CLIENT[start..end]);
+    assert_eq!(diagnostic["range"]["start"], utf16_position(CLIENT, start), "{diagnostic:#}");
+    assert_eq!(diagnostic["range"]["end"], utf16_position(CLIENT, end), "{diagnostic:#}");
+    let line_start = CLIENT[..start].rfind('\n').unwrap() + 1;
+    let character = diagnostic["range"]["start"]["character"].as_u64().unwrap() as usize;
+    assert_eq!(character + 3, start - line_start, "three bytes more than UTF-16 units before it");
+    assert_eq!(character, CLIENT[line_start..start].chars().count() + 1, "one unit more than scalar values");
+    assert_eq!(diagnostic["range"]["start"]["line"], 3);
+
+    assert_eq!(diagnostic["code"], "roots-list-changed");
+    assert_eq!(diagnostic["source"], "mcp-lint");
+    let severity = if finding["severity"] == "error" { 1 } else { 2 };
+    assert_eq!(diagnostic["severity"], severity, "{diagnostic:#} vs {finding:#}");
+    let message = diagnostic["message"].as_str().unwrap();
+    assert!(message.starts_with(finding["message"].as_str().unwrap()), "{message}");
+    assert!(message.contains(&format!("help: {}", finding["help"].as_str().unwrap())), "{message}");
+
+    // The quick fix for that range: preferred (it is safe), one edit of this document.
+    let response = client.request(
+        "textDocument/codeAction",
+        json!({
+            "textDocument": {"uri": uri},
+            "range": diagnostic["range"],
+            "context": {"diagnostics": [diagnostic]},
+        }),
+    );
+    let actions = response["result"].as_array().expect("a list of code actions");
+    let quick_fixes: Vec<&Value> = actions.iter().filter(|a| a["kind"] == "quickfix").collect();
+    assert_eq!(quick_fixes.len(), 1, "{response:#}");
+    let action = quick_fixes[0];
+    assert_eq!(action["isPreferred"], true, "{action:#}");
+    assert_eq!(action["title"], finding["fix"]["title"], "{action:#}");
+    assert_eq!(action["diagnostics"][0]["range"], diagnostic["range"]);
+    let edits = action["edit"]["changes"][&uri].as_array().expect("edits of this document");
+    let fixed = apply_edits(CLIENT, edits);
+    assert_eq!(fixed, CLIENT.replace(".enable_roots_list_changed()", ""));
+
+    // The editor applies it and sends the new text: the finding is gone.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": fixed}]}),
+    );
+    let published = client.diagnostics(&uri);
+    assert_eq!(published["version"], 2, "{published:#}");
+    assert_eq!(published["diagnostics"], json!([]), "{published:#}");
+
+    let status = client.shutdown_and_exit();
+    assert_eq!(status.code(), Some(0));
+}
+
+#[test]
+fn the_buffer_is_checked_not_the_file_and_close_clears() {
+    let (dir, file) = client_crate();
+    std::fs::write(&file, "// nothing here yet\n").unwrap();
+    let uri = file_uri(&file);
+    let mut client = Client::start(dir.path());
+    client.initialize(&["utf-8", "utf-16"]);
+
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "rust", "version": 7, "text": CLIENT}}),
+    );
+    let published = client.diagnostics(&uri);
+    let diagnostics = published["diagnostics"].as_array().unwrap();
+    assert_eq!(diagnostics.len(), 1, "{published:#}");
+    // UTF-8 was offered, so columns are bytes: those of the CLI's finding in the same text.
+    let copy = dir.path().join("src/copy.rs");
+    std::fs::write(&copy, CLIENT).unwrap();
+    let finding = &cli_findings(dir.path(), &copy)[0];
+    for (end, at) in [("start", &finding["byte_range"][0]), ("end", &finding["byte_range"][1])] {
+        let at = at.as_u64().unwrap() as usize;
+        let line_start = CLIENT[..at].rfind('\n').unwrap() + 1;
+        assert_eq!(diagnostics[0]["range"][end]["character"], at - line_start, "{published:#}");
+    }
+
+    // An edit typed after the finding keeps it, at the same place.
+    client.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": {"uri": uri, "version": 8},
+            "contentChanges": [{"range": {"start": {"line": 5, "character": 0}, "end": {"line": 5, "character": 0}},
+                                "text": "// more\n"}],
+        }),
+    );
+    let published = client.diagnostics(&uri);
+    assert_eq!(published["version"], 8);
+    assert_eq!(published["diagnostics"][0]["range"], diagnostics[0]["range"], "{published:#}");
+
+    // Save runs a check too.
+    client.notify("textDocument/didSave", json!({"textDocument": {"uri": uri}}));
+    assert_eq!(client.diagnostics(&uri)["diagnostics"].as_array().unwrap().len(), 1);
+
+    client.notify("textDocument/didClose", json!({"textDocument": {"uri": uri}}));
+    let published = client.diagnostics(&uri);
+    assert_eq!(published["diagnostics"], json!([]), "{published:#}");
+
+    assert_eq!(client.shutdown_and_exit().code(), Some(0));
+}
+
+#[test]
+fn fix_all_applies_every_safe_fix_of_the_document() {
+    let (dir, file) = client_crate();
+    let uri = file_uri(&file);
+    let text = format!(
+        "{CLIENT}\npub fn again() -> ClientCapabilities {{\n    ClientCapabilities::builder().enable_roots_list_changed().build()\n}}\n"
+    );
+    let mut client = Client::start(dir.path());
+    client.initialize(&["utf-16"]);
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "rust", "version": 1, "text": text}}),
+    );
+    assert_eq!(client.diagnostics(&uri)["diagnostics"].as_array().unwrap().len(), 2);
+
+    let response = client.request(
+        "textDocument/codeAction",
+        json!({
+            "textDocument": {"uri": uri},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+            "context": {"diagnostics": [], "only": ["source.fixAll"]},
+        }),
+    );
+    let actions = response["result"].as_array().unwrap();
+    assert_eq!(actions.len(), 1, "only the fix-all action was asked for: {response:#}");
+    assert_eq!(actions[0]["kind"], "source.fixAll.mcp-lint");
+    let fixed = apply_edits(&text, actions[0]["edit"]["changes"][&uri].as_array().unwrap());
+    assert_eq!(fixed, text.replace(".enable_roots_list_changed()", ""));
+
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": fixed}]}),
+    );
+    assert_eq!(client.diagnostics(&uri)["diagnostics"], json!([]));
+    assert_eq!(client.shutdown_and_exit().code(), Some(0));
+}
+
+#[test]
+fn bad_messages_get_errors_and_the_server_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut client = Client::start(dir.path());
+
+    let early = client.request("textDocument/codeAction", json!({}));
+    assert_eq!(early["error"]["code"], -32002, "not initialized yet: {early}");
+    client.initialize(&[]);
+
+    client.write_frame("{this is not json");
+    let parse_error = client.wait_for("a parse error", |m| m["id"].is_null() && m.get("error").is_some());
+    assert_eq!(parse_error["error"]["code"], -32700, "{parse_error}");
+
+    let unknown = client.request("textDocument/hover", json!({}));
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    let invalid = client.request("textDocument/codeAction", json!({"textDocument": 5}));
+    assert_eq!(invalid["error"]["code"], -32602, "{invalid}");
+    client.notify("textDocument/didOpen", json!({"nonsense": true}));
+
+    // A document the server does not read is ignored; one not open gets no actions.
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": "file:///tmp/notes.md", "languageId": "markdown", "version": 1, "text": "# roots"}}),
+    );
+    let none = client.request(
+        "textDocument/codeAction",
+        json!({
+            "textDocument": {"uri": "file:///tmp/notes.md"},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
+            "context": {"diagnostics": []},
+        }),
+    );
+    assert_eq!(none["result"], json!([]), "{none}");
+
+    assert_eq!(client.shutdown_and_exit().code(), Some(0));
+}
+
+#[test]
+fn exit_without_shutdown_is_status_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut client = Client::start(dir.path());
+    client.initialize(&["utf-16"]);
+    client.notify("exit", Value::Null);
+    assert_eq!(client.wait_for_exit().code(), Some(1));
+}
