@@ -72,7 +72,8 @@ def fmt(times):
 
 
 def main():
-    words = subprocess.run([TRIGGERS], capture_output=True, text=True, check=True).stdout.split()
+    lines = subprocess.run([TRIGGERS], capture_output=True, text=True, check=True).stdout.splitlines()
+    words = sorted({line.split("\t")[2] for line in lines})
     rg_args = ["rg", "-c", "-F", "-j2", *[a for w in words for a in ("-e", w)],
                "-g", "*.rs", "-g", "*.json", "-g", "*.jsonc", "-g", "*.jsonl"]
     sg = ["ast-grep", "scan", "--threads", "2", "-c", str(ROOT / "benches/ast-grep/sgconfig.yml")]

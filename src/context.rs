@@ -91,8 +91,14 @@ impl CrateContext {
     /// Reads a manifest and, when one is found at or above it, the lock file; then decides the
     /// crate's era from its sources and SDK version.
     pub fn from_manifest(manifest: &Path) -> CrateContext {
+        CrateContext::from_manifest_with(manifest, None)
+    }
+
+    /// `from_manifest` with the era signals already collected from the crate's files, if the
+    /// run read them all (else the crate is scanned here).
+    pub fn from_manifest_with(manifest: &Path, signals: Option<era::Signals>) -> CrateContext {
         let mut cx = CrateContext::read_manifest(manifest);
-        let signals = manifest.parent().map(era::scan_crate).unwrap_or_default();
+        let signals = signals.unwrap_or_else(|| manifest.parent().map(era::scan_crate).unwrap_or_default());
         cx.era = era::decide(&cx, &signals);
         cx
     }
@@ -227,7 +233,7 @@ pub mod era {
     }
 
     /// Where a crate's sources say which revisions they speak.
-    #[derive(Debug, Default)]
+    #[derive(Debug, Default, Clone)]
     pub struct Signals {
         /// First place a 2026-07-28 marker appears: (file, line, the word).
         pub modern: Option<(PathBuf, usize, &'static str)>,
@@ -250,10 +256,78 @@ pub mod era {
     /// Most files read for one crate's era: a bound on the cost for huge crates.
     const MAX_FILES: usize = 5_000;
 
-    /// Scans the crate's own sources (not `target/`, not nested crates) for protocol versions.
+    /// Where one file names a protocol revision: (line, the word) of the first 2026-07-28 marker
+    /// and of the first older revision, outside comments.
+    #[derive(Debug, Default, Clone, Copy)]
+    pub struct FileSignals {
+        pub modern: Option<(usize, &'static str)>,
+        pub legacy: Option<(usize, &'static str)>,
+    }
+
+    /// Finds protocol revisions in files: one automaton, built once per run.
+    pub struct EraScanner {
+        automaton: AhoCorasick,
+        words: Vec<&'static str>,
+    }
+
+    impl Default for EraScanner {
+        fn default() -> Self {
+            let words: Vec<&'static str> = MODERN_WORDS.iter().chain(LEGACY_WORDS).copied().collect();
+            let automaton = AhoCorasick::new(&words).expect("era words build an automaton");
+            EraScanner { automaton, words }
+        }
+    }
+
+    impl EraScanner {
+        pub fn file_signals(&self, bytes: &[u8]) -> FileSignals {
+            let mut found = FileSignals::default();
+            for m in self.automaton.find_iter(bytes) {
+                let word = self.words[m.pattern().as_usize()];
+                let modern = MODERN_WORDS.contains(&word);
+                let slot = if modern { &mut found.modern } else { &mut found.legacy };
+                if slot.is_some() {
+                    continue;
+                }
+                let line_start = bytes[..m.start()].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+                let before = String::from_utf8_lossy(&bytes[line_start..m.start()]);
+                // A revision named in prose ("written for MCP 2025-11-25") says nothing of the code.
+                if ["//", "/*", "*", "#"].iter().any(|c| before.trim_start().starts_with(c)) {
+                    continue;
+                }
+                let line = bytes[..m.start()].iter().filter(|b| **b == b'\n').count() + 1;
+                *slot = Some((line, word));
+                if found.modern.is_some() && found.legacy.is_some() {
+                    break;
+                }
+            }
+            found
+        }
+    }
+
+    impl Signals {
+        /// Adds one file's signals; the first file in path order wins, whatever order files
+        /// arrive in, so the reason shown is the same on every run.
+        pub fn add(&mut self, path: &Path, file: FileSignals) {
+            fn keep(
+                slot: &mut Option<(PathBuf, usize, &'static str)>,
+                path: &Path,
+                hit: Option<(usize, &'static str)>,
+            ) {
+                if let Some((line, word)) = hit
+                    && slot.as_ref().is_none_or(|(p, _, _)| path < p.as_path())
+                {
+                    *slot = Some((path.to_path_buf(), line, word));
+                }
+            }
+            keep(&mut self.modern, path, file.modern);
+            keep(&mut self.legacy, path, file.legacy);
+        }
+    }
+
+    /// Scans the crate's own sources (not `target/`, not nested crates) for protocol versions:
+    /// used when a run did not read the whole crate itself (a single file named, an editor).
     pub fn scan_crate(dir: &Path) -> Signals {
-        let words: Vec<&str> = MODERN_WORDS.iter().chain(LEGACY_WORDS).copied().collect();
-        let automaton = AhoCorasick::new(&words).expect("era words build an automaton");
+        let scanner = EraScanner::default();
         let mut signals = Signals::default();
         let root = dir.to_path_buf();
         let walker = ignore::WalkBuilder::new(dir)
@@ -274,27 +348,13 @@ pub mod era {
             .map(|e| e.into_path())
             .take(MAX_FILES)
             .collect();
-        // The first occurrence in path order, whatever order the walk produced.
         paths.sort();
         for path in paths {
             if signals.modern.is_some() && signals.legacy.is_some() {
                 break;
             }
             let Ok(bytes) = std::fs::read(&path) else { continue };
-            for m in automaton.find_iter(&bytes) {
-                let word = words[m.pattern().as_usize()];
-                let line_start = bytes[..m.start()].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-                let before = String::from_utf8_lossy(&bytes[line_start..m.start()]);
-                // A revision named in prose ("written for MCP 2025-11-25") says nothing of the code.
-                if ["//", "/*", "*", "#"].iter().any(|c| before.trim_start().starts_with(c)) {
-                    continue;
-                }
-                let slot = if MODERN_WORDS.contains(&word) { &mut signals.modern } else { &mut signals.legacy };
-                if slot.is_none() {
-                    let line = bytes[..m.start()].iter().filter(|b| **b == b'\n').count() + 1;
-                    *slot = Some((path.clone(), line, word));
-                }
-            }
+            signals.add(&path, scanner.file_signals(&bytes));
         }
         signals
     }
@@ -366,9 +426,24 @@ fn read_lock_versions(dir: &Path) -> HashMap<String, String> {
 #[derive(Default)]
 pub struct CrateContexts {
     by_dir: Mutex<HashMap<PathBuf, Arc<CrateContext>>>,
+    /// Era signals of crates whose every file the run read already (keyed by the manifest's
+    /// folder): their era needs no second read of the crate.
+    seeds: Mutex<HashMap<PathBuf, era::Signals>>,
 }
 
 impl CrateContexts {
+    /// The folder of the manifest nearest above `file` (canonical), if any.
+    pub fn crate_dir(file: &Path) -> Option<PathBuf> {
+        let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let dir = std::fs::canonicalize(dir).ok()?;
+        dir.ancestors().find(|d| d.join("Cargo.toml").is_file()).map(Path::to_path_buf)
+    }
+
+    /// Gives a crate the era signals the run collected from all of its files.
+    pub fn seed(&self, crate_dir: PathBuf, signals: era::Signals) {
+        self.seeds.lock().unwrap().insert(crate_dir, signals);
+    }
+
     pub fn for_file(&self, file: &Path) -> Arc<CrateContext> {
         let dir = file.parent().unwrap_or(Path::new("."));
         let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
@@ -381,7 +456,8 @@ impl CrateContexts {
                 let key = manifest.parent().unwrap().to_path_buf();
                 let cached = self.by_dir.lock().unwrap().get(&key).cloned();
                 cached.unwrap_or_else(|| {
-                    let cx = Arc::new(CrateContext::from_manifest(&manifest));
+                    let seed = self.seeds.lock().unwrap().get(&key).cloned();
+                    let cx = Arc::new(CrateContext::from_manifest_with(&manifest, seed));
                     self.by_dir.lock().unwrap().insert(key, cx.clone());
                     cx
                 })

@@ -15,6 +15,9 @@ pub struct Discovered {
     pub notes: Vec<Note>,
     /// Paths named on the command line that do not exist or cannot be read: exit code 2.
     pub unreadable: Vec<Note>,
+    /// The folders walked (canonical): a crate inside one of them was read whole, so what the
+    /// run saw of it is all there is to see.
+    pub walked: Vec<PathBuf>,
 }
 
 const NEVER_SCANNED: &[&str] = &["target", ".git", ".hg", ".svn", ".jj"];
@@ -61,6 +64,7 @@ pub fn discover_excluding(paths: &[PathBuf], exclude: Option<Exclude>) -> Discov
             out.unreadable.push(Note { path: shown, message: format!("cannot read: {}", io_reason(&e)) });
             continue;
         }
+        out.walked.push(identity(arg));
         let walker = ignore::WalkBuilder::new(arg)
             .hidden(false)
             .require_git(false)

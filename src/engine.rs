@@ -1,18 +1,20 @@
 //! One run: discover files, then per file and in parallel: read, prefilter, parse, analyze; then
 //! collect the findings in a deterministic order.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use crate::config::{ConfigError, FileSettings, Settings};
+use crate::context::era::{EraScanner, FileSignals, Signals};
 use crate::context::{CrateContext, CrateContexts};
 use crate::cx::{Cx, Origin};
 use crate::diagnostic::{Diagnostic, Note};
 use crate::discover::{discover_excluding, io_reason};
 use crate::json::{self, jsonrpc};
-use crate::prefilter::Prefilter;
+use crate::prefilter::{Prefilter, Scan};
 use crate::rules::{self, Rule};
 use crate::rust::parse::parse_rust;
 use crate::rust::visitor::RuleVisitor;
@@ -101,17 +103,26 @@ pub fn check_paths(paths: &[PathBuf], opts: &Options) -> RunResult {
 
 /// The run after discovery: each found file read, checked and collected. Separate from
 /// `check_paths` so a test can change the tree in between (a file deleted after it was found).
+///
+/// Two passes: every file is read and scanned once (trigger words, roles, protocol revisions),
+/// then only the files some rule can fire in are parsed and analysed. Between them, each crate
+/// the run walked whole gets its era from what the first pass saw, so no crate is read twice.
 pub fn check_discovered(found: crate::discover::Discovered, opts: &Options) -> RunResult {
     let prefilter = Prefilter::new(&opts.rules, opts.prefilter);
     let contexts = CrateContexts::default();
-    let outcomes: Vec<Outcome> = thread_pool(opts).install(|| {
+    let era_scanner = EraScanner::default();
+    let pool = thread_pool(opts);
+    let loaded: Vec<Loaded> = pool.install(|| {
         found
             .files
             .par_iter()
             .with_max_len(1)
-            .map(|(path, shown)| check_path(path, shown, &prefilter, &contexts, opts))
+            .map(|(path, shown)| load(path, shown, &prefilter, &era_scanner, opts))
             .collect()
     });
+    seed_eras(&contexts, &found.walked, &loaded);
+    let outcomes: Vec<Outcome> = pool
+        .install(|| loaded.into_par_iter().with_max_len(1).map(|l| check_loaded_file(l, &contexts, opts)).collect());
 
     let mut result = RunResult { notes: found.notes, unreadable: found.unreadable, ..Default::default() };
     result.files_scanned = found.files.len();
@@ -128,6 +139,71 @@ pub fn check_discovered(found: crate::discover::Discovered, opts: &Options) -> R
     result.reports.sort_by(|a, b| a.file.display.cmp(&b.file.display));
     result.notes.sort();
     result
+}
+
+/// A file after the first pass: its protocol-revision signals, and its text if it needs analysis.
+struct Loaded {
+    path: PathBuf,
+    era: FileSignals,
+    work: Work,
+}
+
+enum Work {
+    Skip(Note),
+    /// No rule can fire and there is no suppression comment: nothing more to do.
+    Nothing,
+    Check {
+        shown: String,
+        text: String,
+        scan: Scan,
+    },
+}
+
+fn load(path: &Path, shown: &str, prefilter: &Prefilter, era_scanner: &EraScanner, opts: &Options) -> Loaded {
+    let text = match read_text(path, shown, opts.max_file_size) {
+        Ok(text) => text,
+        Err(note) => return Loaded { path: path.to_path_buf(), era: FileSignals::default(), work: Work::Skip(note) },
+    };
+    let era = era_scanner.file_signals(text.as_bytes());
+    let scan = prefilter.scan(text.as_bytes(), FileKind::of(path));
+    let work = if scan.active.is_empty() && !crate::suppress::may_have_directives(&text) {
+        Work::Nothing
+    } else {
+        Work::Check { shown: shown.to_owned(), text, scan }
+    };
+    Loaded { path: path.to_path_buf(), era, work }
+}
+
+/// Each crate whose folder lies inside a walked folder gets the era signals of its files as the
+/// first pass saw them; other crates (a single file named) are scanned when first needed.
+fn seed_eras(contexts: &CrateContexts, walked: &[PathBuf], loaded: &[Loaded]) {
+    let mut crates: HashMap<PathBuf, Signals> = HashMap::new();
+    let mut dirs: HashMap<PathBuf, Option<PathBuf>> = HashMap::new();
+    let needed = loaded.iter().any(|l| matches!(l.work, Work::Check { .. }));
+    if !needed {
+        return;
+    }
+    for l in loaded {
+        let parent = l.path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let crate_dir = dirs.entry(parent).or_insert_with(|| CrateContexts::crate_dir(&l.path)).clone();
+        let Some(crate_dir) = crate_dir else { continue };
+        if !walked.iter().any(|w| crate_dir.starts_with(w)) {
+            continue;
+        }
+        let canonical = std::fs::canonicalize(&l.path).unwrap_or_else(|_| l.path.clone());
+        crates.entry(crate_dir).or_default().add(&canonical, l.era);
+    }
+    for (dir, signals) in crates {
+        contexts.seed(dir, signals);
+    }
+}
+
+fn check_loaded_file(l: Loaded, contexts: &CrateContexts, opts: &Options) -> Outcome {
+    match l.work {
+        Work::Skip(note) => Outcome::Skipped(note),
+        Work::Nothing => Outcome::Checked { report: None, parsed: false },
+        Work::Check { shown, text, scan } => check_scanned(&l.path, &shown, text, scan, contexts, opts),
+    }
 }
 
 /// The worker pool: a large stack per worker, because `syn` recurses per nesting level.
@@ -152,13 +228,6 @@ pub fn read_text(path: &Path, shown: &str, max_file_size: u64) -> Result<String,
     let bytes = std::fs::read(path).map_err(|e| skip(format!("cannot read: {}", io_reason(&e))))?;
     String::from_utf8(bytes)
         .map_err(|e| skip(format!("not valid UTF-8 (at byte {}); skipped", e.utf8_error().valid_up_to())))
-}
-
-fn check_path(path: &Path, shown: &str, prefilter: &Prefilter, contexts: &CrateContexts, opts: &Options) -> Outcome {
-    match read_text(path, shown, opts.max_file_size) {
-        Ok(text) => check_loaded(path, shown, text, prefilter, contexts, opts),
-        Err(note) => Outcome::Skipped(note),
-    }
 }
 
 /// Checks text that did not come from a scanned file (standard input) as if it were the file at
@@ -189,7 +258,18 @@ fn check_loaded(
     contexts: &CrateContexts,
     opts: &Options,
 ) -> Outcome {
-    let scan = prefilter.scan(text.as_bytes());
+    let scan = prefilter.scan(text.as_bytes(), FileKind::of(path));
+    check_scanned(path, shown, text, scan, contexts, opts)
+}
+
+fn check_scanned(
+    path: &Path,
+    shown: &str,
+    text: String,
+    scan: Scan,
+    contexts: &CrateContexts,
+    opts: &Options,
+) -> Outcome {
     let mut settings = opts.settings.for_file(path);
     settings.restrict_to(&opts.rules);
     let active = settings.rules_among(&scan.active);
@@ -289,7 +369,7 @@ fn finish(
 /// prefilter's words; the crate context comes from the manifests around `path`.
 pub fn check_text(path: &Path, text: String) -> Vec<Diagnostic> {
     let prefilter = Prefilter::new(rules::ALL, false);
-    let scan = prefilter.scan(text.as_bytes());
+    let scan = prefilter.scan(text.as_bytes(), FileKind::of(path));
     let crate_ctx = CrateContexts::default().for_file(path);
     let file = SourceFile::new(path.to_path_buf(), crate::discover::display_path(path), text);
     check_file(&file, &crate_ctx, &scan.active, scan.role)
@@ -358,4 +438,36 @@ fn check_json(
         }
     }
     (cx.diagnostics, suppress::json_extents(&parsed.roots, anchors))
+}
+
+/// What an editor keeps between checks of open documents: configuration files and crate
+/// contexts (SDK, era) found once, not on every keystroke. Made anew when a manifest or a
+/// configuration file is saved.
+#[derive(Default)]
+pub struct Workspace {
+    settings: Settings,
+    contexts: CrateContexts,
+}
+
+impl Workspace {
+    /// Checks a document's current text as the CLI would check the file at `path` (its
+    /// configuration, era and suppressions applied), every rule that can fire in it.
+    pub fn check_document(&self, path: &Path, text: String) -> Vec<Diagnostic> {
+        let scan = Prefilter::new(rules::ALL, false).scan(text.as_bytes(), FileKind::of(path));
+        let settings = self.settings.for_file(path);
+        let active = settings.rules_among(&scan.active);
+        let crate_ctx = crate_context(&self.contexts, path, &settings);
+        let file = SourceFile::new(path.to_path_buf(), crate::discover::display_path(path), text);
+        check_file_with(&file, &crate_ctx, &active, scan.role, &settings)
+    }
+
+    /// The document with every fix of `mode` applied, as `mcp-lint fix` would write the file.
+    pub fn fix_document(&self, path: &Path, text: String, mode: crate::fix::Mode) -> crate::fix::FileFix {
+        let scan = Prefilter::new(rules::ALL, false).scan(text.as_bytes(), FileKind::of(path));
+        let settings = self.settings.for_file(path);
+        let active = settings.rules_among(&scan.active);
+        let crate_ctx = crate_context(&self.contexts, path, &settings);
+        let display = crate::discover::display_path(path);
+        crate::fix::fix_text_with(path.to_path_buf(), display, text, &crate_ctx, &active, scan.role, mode, &settings)
+    }
 }

@@ -237,10 +237,12 @@ fn the_bundled_demo_shows_findings() {
         rules,
         [
             "deprecated-feature",
+            "first-root-as-workspace",
             "inferred-client-capabilities",
             "missing-request-meta",
             "removed-method",
             "retry-reuses-request-id",
+            "root-uri-to-path",
             "roots-list-changed",
             "server-roots-request"
         ]

@@ -450,3 +450,32 @@ fn exit_without_shutdown_is_status_1() {
     client.notify("exit", Value::Null);
     assert_eq!(client.wait_for_exit().code(), Some(1));
 }
+
+#[test]
+fn the_editor_follows_configuration_and_sees_it_change() {
+    let (dir, file) = client_crate();
+    // The crate turns the rule off: the editor must agree with `mcp-lint check`.
+    std::fs::write(dir.path().join("mcp-lint.toml"), "ignore = [\"roots-list-changed\"]\n").unwrap();
+    assert!(cli_findings(dir.path(), &file).iter().all(|f| f["rule"] != "roots-list-changed"));
+    let uri = file_uri(&file);
+    let mut client = Client::start(dir.path());
+    client.initialize(&["utf-16"]);
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "rust", "version": 1, "text": CLIENT}}),
+    );
+    let published = client.diagnostics(&uri);
+    assert!(
+        published["diagnostics"].as_array().unwrap().iter().all(|d| d["code"] != "roots-list-changed"),
+        "{published:#}"
+    );
+
+    // Saving a changed configuration re-checks open documents with it.
+    let config = dir.path().join("mcp-lint.toml");
+    std::fs::write(&config, "select = [\"roots-list-changed\"]\n").unwrap();
+    client.notify("textDocument/didSave", json!({"textDocument": {"uri": file_uri(&config)}}));
+    let published = client.diagnostics(&uri);
+    let codes: Vec<&Value> = published["diagnostics"].as_array().unwrap().iter().map(|d| &d["code"]).collect();
+    assert_eq!(codes, [&json!("roots-list-changed")], "{published:#}");
+    assert_eq!(client.shutdown_and_exit().code(), Some(0));
+}

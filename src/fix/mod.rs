@@ -231,7 +231,7 @@ pub fn fix_paths(paths: &[PathBuf], opts: &crate::engine::Options, mode: Mode) -
                     if let Some(start) = start {
                         text = start.text.clone();
                     }
-                    let scan = prefilter.scan(text.as_bytes());
+                    let scan = prefilter.scan(text.as_bytes(), crate::source::FileKind::of(path));
                     let mut settings = opts.settings.for_file(path);
                     settings.restrict_to(&opts.rules);
                     let active = settings.rules_among(&scan.active);

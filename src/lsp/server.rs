@@ -50,6 +50,8 @@ pub struct Server<W: Write> {
     documents: HashMap<Uri, Document>,
     /// When the first and the last unpublished change arrived (see `QUIET` and `MAX_WAIT`).
     unpublished: Option<(Instant, Instant)>,
+    /// Configuration and crate contexts, found once and reused by every check.
+    workspace: crate::engine::Workspace,
 }
 
 impl<W: Write> Server<W> {
@@ -62,6 +64,7 @@ impl<W: Write> Server<W> {
             versioned_edits: false,
             documents: HashMap::new(),
             unpublished: None,
+            workspace: crate::engine::Workspace::default(),
         }
     }
 
@@ -203,9 +206,11 @@ impl<W: Write> Server<W> {
             doc.diagnostics = None;
             self.publish(&uri);
         }
-        // A saved manifest can change what every open document's crate uses.
+        // A saved manifest or configuration can change what every open document's crate uses and
+        // which rules apply: find them all again.
         let saved = uri.as_str().rsplit('/').next().unwrap_or("");
-        if saved == "Cargo.toml" || saved == "Cargo.lock" {
+        if matches!(saved, "Cargo.toml" | "Cargo.lock" | "mcp-lint.toml" | ".mcp-lint.toml") {
+            self.workspace = crate::engine::Workspace::default();
             for doc in self.documents.values_mut() {
                 doc.diagnostics = None;
             }
@@ -226,7 +231,7 @@ impl<W: Write> Server<W> {
         let Some(doc) = self.documents.get_mut(uri) else { return };
         let mut failure = None;
         if doc.diagnostics.is_none() {
-            let (diagnostics, failed) = check(&doc.path, doc.text.clone());
+            let (diagnostics, failed) = check(&self.workspace, &doc.path, doc.text.clone());
             doc.diagnostics = Some(diagnostics);
             failure = failed;
         }
@@ -270,7 +275,7 @@ impl<W: Write> Server<W> {
         let any_safe = findings.iter().any(|d| d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Safe));
         if any_safe
             && wanted(&convert::fix_all_kind())
-            && let Some(fixed) = fix_all_safe(doc)
+            && let Some(fixed) = fix_all_safe(&self.workspace, doc)
         {
             actions.extend(convert::fix_all(&uri, doc, &fixed, self.versioned_edits).map(Into::into));
         }
@@ -345,8 +350,8 @@ fn kind_within(kind: &CodeActionKind, asked: &CodeActionKind) -> bool {
 
 /// Runs every rule on the text. A rule that panics costs this check its findings, not the server
 /// its life; the reason comes back with the (empty) findings.
-fn check(path: &Path, text: String) -> (Vec<Diagnostic>, Option<String>) {
-    match catch_unwind(AssertUnwindSafe(|| crate::engine::check_text(path, text))) {
+fn check(workspace: &crate::engine::Workspace, path: &Path, text: String) -> (Vec<Diagnostic>, Option<String>) {
+    match catch_unwind(AssertUnwindSafe(|| workspace.check_document(path, text))) {
         Ok(diagnostics) => (diagnostics, None),
         Err(panic) => (Vec::new(), Some(panic_message(&panic))),
     }
@@ -354,15 +359,8 @@ fn check(path: &Path, text: String) -> (Vec<Diagnostic>, Option<String>) {
 
 /// The document with every safe fix applied (bounded passes, re-checked, and dropped if the result
 /// would not parse), or `None` when that changes nothing.
-fn fix_all_safe(doc: &Document) -> Option<String> {
-    let run = || {
-        let prefilter = crate::prefilter::Prefilter::new(crate::rules::ALL, false);
-        let scan = prefilter.scan(doc.text.as_bytes());
-        let crate_ctx = crate::context::CrateContexts::default().for_file(&doc.path);
-        let display = crate::discover::display_path(&doc.path);
-        let mode = crate::fix::Mode::Safe;
-        crate::fix::fix_text(doc.path.clone(), display, doc.text.clone(), &crate_ctx, &scan.active, scan.role, mode)
-    };
+fn fix_all_safe(workspace: &crate::engine::Workspace, doc: &Document) -> Option<String> {
+    let run = || workspace.fix_document(&doc.path, doc.text.clone(), crate::fix::Mode::Safe);
     let fixed = catch_unwind(AssertUnwindSafe(run)).ok()?;
     fixed.changed().then_some(fixed.fixed)
 }

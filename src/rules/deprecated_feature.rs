@@ -57,14 +57,11 @@ static META: RuleMeta = RuleMeta {
         "logging_message",
         "ClientCapabilities",
         "ServerCapabilities",
-        "\"roots\"",
-        "\"sampling\"",
-        "\"logging\"",
         "includeContext",
         "ThisServer",
         "AllServers",
-        "\"sse\"",
     ],
+    json_triggers: &["\"roots\"", "\"sampling\"", "\"logging\"", "\"sse\""],
     help: Some(
         "roots, sampling and logging are deprecated by SEP-2577: pass directories as tool parameters, call an LLM \
          provider's API directly, and log to stderr or OpenTelemetry",

@@ -40,14 +40,14 @@ static META: RuleMeta = RuleMeta {
     summary: "Client capabilities, info or protocol version read from the connection (`initialize` data) \
               instead of the current request, which MCP 2026-07-28 forbids",
     impact: Impact::Violation,
-    // `peer_info` covers `peer_info()` and `set_peer_info`; `initialize` is in every method name
-    // the field-store shape starts from (`initialize`, `on_initialized`,
-    // `handle_initialize_request`); the helper names are listed (`client_info` also covers
-    // `get_client_info`, `client_capabilities` covers `get_client_capabilities`; `protocol_version`
-    // is mcp-attr's).
+    // `peer_info` covers `peer_info()` and `set_peer_info`; the field-store shape starts in an
+    // `impl ServerHandler*` (`initialize`, `on_initialized`, `handle_initialize_request`), so its
+    // file names `ServerHandler`; the helper names are listed (`client_info` also covers
+    // `get_client_info`, `client_capabilities` covers `get_client_capabilities`;
+    // `protocol_version()` is mcp-attr's, always called without arguments).
     triggers: &[
         "peer_info",
-        "initialize",
+        "ServerHandler",
         "client_supports_root_list",
         "client_supports_sampling",
         "client_supports_experimental",
@@ -57,8 +57,9 @@ static META: RuleMeta = RuleMeta {
         "client_info",
         "client_version",
         "client_capabilities",
-        "protocol_version",
+        "protocol_version()",
     ],
+    json_triggers: &[],
     help: Some(HELP),
     fixable: false,
     doc: include_str!("../../rules/inferred-client-capabilities.md"),

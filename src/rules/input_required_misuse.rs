@@ -39,6 +39,7 @@ static META: RuleMeta = RuleMeta {
     // Every finding is about an `input_required` result (`"input_required"`, `InputRequiredResult`)
     // or what sits under its `inputRequests`.
     triggers: &["input_required", "InputRequired", "inputRequests"],
+    json_triggers: &[],
     help: None,
     fixable: true,
     doc: include_str!("../../rules/input-required-misuse.md"),
@@ -279,7 +280,7 @@ fn check_input_request(cx: &mut Cx, request: &JsonNode, key: &str) {
         // Deleting a Rust expression (`"id": next_id()`) also drops its side effects.
         let applicability =
             if matches!(m.value.kind, JsonKind::Expr(_)) { Applicability::Unsafe } else { Applicability::Safe };
-        cx.report(
+        let finding = cx.report(
             &META,
             m.range.clone(),
             format!(
@@ -288,8 +289,11 @@ fn check_input_request(cx: &mut Cx, request: &JsonNode, key: &str) {
             ),
             "a JSON-RPC member in an input request",
         )
-        .help("delete it: the client answers under the input request's key in the retry's `inputResponses`, not by id")
-        .fix(Fix { title: format!("remove `{}` from the input request", m.key), applicability, edits });
+        .help("delete it: the client answers under the input request's key in the retry's `inputResponses`, not by id");
+        // No edits when the member's comma could not be found: no fix rather than an empty one.
+        if !edits.is_empty() {
+            finding.fix(Fix { title: format!("remove `{}` from the input request", m.key), applicability, edits });
+        }
     }
     if let Some(method) = request.get("method")
         && let JsonKind::String(value) = &method.kind
@@ -478,6 +482,14 @@ fn json_member_delete(text: &str, obj: &JsonNode, members: &[JsonMember], i: usi
     }
     if trailing_comma {
         return vec![Edit::delete(tidy_lines(text, m.range.start..after + 1))];
+    }
+    if i == 0 {
+        // The first member with a comment before its comma: delete the member and the comma, and
+        // keep the comment.
+        return match super::roots_list_changed::comma_after_comments(text, m.range.end) {
+            Some(comma) => vec![Edit::delete(tidy_lines(text, m.range.clone())), Edit::delete(comma..comma + 1)],
+            None => Vec::new(),
+        };
     }
     // The last member: delete the comma after the previous member and the member itself.
     let prev = &members[i - 1];

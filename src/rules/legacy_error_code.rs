@@ -36,8 +36,9 @@ static META: RuleMeta = RuleMeta {
     name: "legacy-error-code",
     summary: "Error codes MCP 2026-07-28 retired or renumbered (-32002 → -32602, -32042, draft-era -32001/-32003/-32004)",
     impact: Impact::Removed,
-    // Every finding is one of these numbers, written out in the file.
-    triggers: &["32001", "32002", "32003", "32004", "32042"],
+    // Every finding is one of these codes, written out (with its minus sign) in the file.
+    triggers: &["-32001", "-32002", "-32003", "-32004", "-32042"],
+    json_triggers: &[],
     help: None,
     fixable: true,
     doc: include_str!("../../rules/legacy-error-code.md"),

@@ -40,7 +40,8 @@ static META: RuleMeta = RuleMeta {
     summary: "A 2026-07-28 client request without `protocolVersion` and `clientCapabilities` in `params._meta`",
     impact: Impact::Violation,
     // Every finding is on a request, an object with a `"method"` member in JSON and in `json!` bodies.
-    triggers: &["\"method\""],
+    triggers: &[],
+    json_triggers: &["\"method\""],
     help: Some(
         "send `\"_meta\": {\"io.modelcontextprotocol/protocolVersion\": \"2026-07-28\", \
          \"io.modelcontextprotocol/clientCapabilities\": {…}}` in `params` of every request \

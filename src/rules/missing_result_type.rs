@@ -29,7 +29,8 @@ static META: RuleMeta = RuleMeta {
     impact: Impact::Violation,
     // Every finding is on a JSON-RPC response's `result` member, written `"result"` in JSON files
     // and in `json!` bodies alike.
-    triggers: &["\"result\""],
+    triggers: &[],
+    json_triggers: &["\"result\""],
     help: Some(
         "add `\"resultType\": \"complete\"` (or `\"input_required\"` for an `InputRequiredResult`): since MCP \
          2026-07-28 servers MUST set it on every result",

@@ -12,15 +12,19 @@ use crate::json::jsonrpc::TranscriptMessage;
 use crate::json::{JsonNode, Step};
 
 pub mod deprecated_feature;
+pub mod first_root_as_workspace;
 pub mod inferred_client_capabilities;
 pub mod input_required_misuse;
 pub mod legacy_error_code;
 pub mod legacy_protocol_version;
 pub mod missing_request_meta;
 pub mod missing_result_type;
+pub mod per_connection_list;
 pub mod removed_method;
 pub mod request_state_tampering;
 pub mod retry_reuses_request_id;
+pub mod root_prefix_check;
+pub mod root_uri_to_path;
 pub mod roots_list_changed;
 pub mod server_initiated_request;
 pub mod server_roots_request;
@@ -39,6 +43,10 @@ pub struct RuleMeta {
     /// parsing files that contain none of the enabled rules' words, so every way the rule can fire
     /// must need one of them (a test runs every fixture with the prefilter off to prove it).
     pub triggers: &'static [&'static str],
+    /// Words that matter only inside JSON: they activate the rule for JSON files, and for a Rust
+    /// file only when it also contains `json!` (a quoted key such as `"result"` is common in Rust
+    /// code, but a rule reading JSON-RPC objects in Rust only reads `json!` bodies).
+    pub json_triggers: &'static [&'static str],
     /// The default help line (a finding may replace it).
     pub help: Option<&'static str>,
     /// Whether some findings carry a fix.
@@ -97,6 +105,10 @@ pub static ALL: &[&dyn Rule] = &[
     &legacy_error_code::LegacyErrorCode,
     &session_header::SessionHeader,
     &legacy_protocol_version::LegacyProtocolVersion,
+    &per_connection_list::PerConnectionList,
+    &first_root_as_workspace::FirstRootAsWorkspace,
+    &root_prefix_check::RootPrefixCheck,
+    &root_uri_to_path::RootUriToPath,
 ];
 
 /// Not a rule one can disable: a file that cannot be parsed.
@@ -105,6 +117,7 @@ pub static PARSE_ERROR: RuleMeta = RuleMeta {
     summary: "A Rust or JSON file that cannot be parsed (it is reported, not analysed)",
     impact: Impact::Violation,
     triggers: &[],
+    json_triggers: &[],
     help: None,
     fixable: false,
     doc: include_str!("../../rules/parse-error.md"),
@@ -117,6 +130,7 @@ pub static UNUSED_SUPPRESSION: RuleMeta = RuleMeta {
     summary: "A `// mcp-lint: allow(…)` comment that suppresses nothing, or names no rule",
     impact: Impact::Housekeeping,
     triggers: &[],
+    json_triggers: &[],
     help: Some("delete it: a suppression that matches nothing would silently hide a future finding"),
     fixable: true,
     doc: include_str!("../../rules/unused-suppression.md"),

@@ -40,6 +40,7 @@ static META: RuleMeta = RuleMeta {
     impact: Impact::Violation,
     // Every finding is about the state itself: its JSON key or one of the SDK spellings.
     triggers: &["requestState", "request_state", "RequestState"],
+    json_triggers: &[],
     help: Some(HELP),
     fixable: false,
     doc: include_str!("../../rules/request-state-tampering.md"),

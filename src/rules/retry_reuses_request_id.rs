@@ -56,6 +56,7 @@ const HELP: &str = "give every attempt a fresh JSON-RPC id (a counter or `next_i
 and params plus `inputResponses` and the echoed `requestState`";
 
 static META: RuleMeta = RuleMeta {
+    json_triggers: &[],
     name: "retry-reuses-request-id",
     summary: "An MRTR retry (after `input_required`) reuses the JSON-RPC id of the original request",
     impact: Impact::Violation,

@@ -33,6 +33,7 @@ static META: RuleMeta = RuleMeta {
     // snake-case key and the wire string; the JSON key and the non-standard wire string contain
     // `listChanged`; the SDK type and variant names contain `RootsListChanged`.
     triggers: &["list_changed", "listChanged", "RootsListChanged"],
+    json_triggers: &[],
     help: Some(
         "2026-07-28 clients declare roots as `\"roots\": {}` and never send `notifications/roots/list_changed`; \
          servers fetch roots when they need them (a `roots/list` input request of an `InputRequiredResult`)",
@@ -170,18 +171,20 @@ impl Rule for RootsListChanged {
                 for (i, m) in members.iter().enumerate() {
                     if (m.key == "listChanged" || m.key == "list_changed") && m.value.as_bool() == Some(true) {
                         let edits = json_member_delete(cx.file.text.as_str(), node, members, i);
-                        cx.report(
+                        let finding = cx.report(
                             &META,
                             m.range.clone(),
                             format!("`roots.{}` was removed in MCP 2026-07-28: the roots capability is now `{{}}`", m.key),
                             "removed capability flag",
                         )
-                        .help("remove the member: clients declare roots as `\"roots\": {}` and no longer send `notifications/roots/list_changed`")
-                        .fix(Fix {
-                            title: format!("remove `{}` from the roots capability", m.key),
-                            applicability: Applicability::Safe,
-                            edits,
-                        });
+                        .help("remove the member: clients declare roots as `\"roots\": {}` and no longer send `notifications/roots/list_changed`");
+                        if !edits.is_empty() {
+                            finding.fix(Fix {
+                                title: format!("remove `{}` from the roots capability", m.key),
+                                applicability: Applicability::Safe,
+                                edits,
+                            });
+                        }
                     }
                 }
             }
@@ -351,6 +354,14 @@ fn json_member_delete(text: &str, obj: &JsonNode, members: &[JsonMember], i: usi
         // delete the member and its comma.
         return vec![Edit::delete(tidy_lines(text, m.range.start..after + 1))];
     }
+    if i == 0 {
+        // The first member with a comment before its comma (JSONC): delete the member and the
+        // comma, and keep the comment.
+        return match comma_after_comments(text, m.range.end) {
+            Some(comma) => vec![Edit::delete(tidy_lines(text, m.range.clone())), Edit::delete(comma..comma + 1)],
+            None => Vec::new(),
+        };
+    }
     // The last member, without a comma after it: delete the comma after the previous member and
     // the member itself (comments between them stay).
     let prev = &members[i - 1];
@@ -377,6 +388,23 @@ fn tidy_lines(text: &str, range: Range<usize>) -> Range<usize> {
     let rest = &text[range.end..];
     let spaces = rest.len() - rest.trim_start_matches([' ', '\t']).len();
     range.start..range.end + spaces
+}
+
+/// The offset of the first `,` after `at` when only whitespace and comments come before it.
+pub(crate) fn comma_after_comments(text: &str, mut at: usize) -> Option<usize> {
+    loop {
+        at = skip_ws(text, at);
+        let rest = text.get(at..)?;
+        if rest.starts_with(',') {
+            return Some(at);
+        } else if rest.starts_with("//") {
+            at += rest.find('\n')?;
+        } else if rest.starts_with("/*") {
+            at += rest.find("*/")? + 2;
+        } else {
+            return None;
+        }
+    }
 }
 
 /// The first byte at or after `at` that is not whitespace.

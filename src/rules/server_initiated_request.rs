@@ -63,12 +63,8 @@ static META: RuleMeta = RuleMeta {
         "ServerRequest",
         "sampling/createMessage",
         "\"ping\"",
-        "\"direction\"",
-        "\"dir\"",
-        "\"from\"",
-        "\"sender\"",
-        "\"source\"",
     ],
+    json_triggers: &["\"direction\"", "\"dir\"", "\"from\"", "\"sender\"", "\"source\""],
     help: Some(
         "return an `input_required` result instead (MRTR; rmcp >= 3.0: `InputRequiredResult::from_input_requests` \
          with `InputRequest::Elicitation(..)` or `InputRequest::CreateMessage(..)`, the tool returning \

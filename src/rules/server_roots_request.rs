@@ -41,6 +41,7 @@ static META: RuleMeta = RuleMeta {
     summary: "Server code sends a `roots/list` request to the client (server-initiated requests were removed in MCP 2026-07-28)",
     impact: Impact::Removed,
     triggers: &["list_roots", "roots_list", "request_root_list", "request_client_roots", "roots/list", "ListRoots"],
+    json_triggers: &[],
     help: Some(
         "return an `input_required` result with a `roots/list` input request instead (MRTR; rmcp >= 3.0: \
          `InputRequiredResult::from_input_requests` with `InputRequest::ListRoots`), or better, since roots are \

@@ -32,6 +32,7 @@ static META: RuleMeta = RuleMeta {
     impact: Impact::Violation,
     // Every finding is about the state: its JSON key or one of the SDK spellings.
     triggers: &["requestState", "request_state", "RequestState"],
+    json_triggers: &[],
     help: Some(HELP),
     fixable: false,
     doc: include_str!("../../rules/unprotected-request-state.md"),

@@ -355,6 +355,7 @@ mod tests {
         summary: "",
         impact: Impact::Removed,
         triggers: &[],
+        json_triggers: &[],
         help: None,
         fixable: false,
         doc: "",

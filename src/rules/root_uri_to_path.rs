@@ -1,0 +1,402 @@
+//! `root-uri-to-path`: a `file://` root URI turned into a path by cutting the scheme off
+//! (`strip_prefix("file://")`, `trim_start_matches("file://")`, `replace("file://", "")`,
+//! `&uri[7..]`, `Url::parse(..)?.path()`) instead of a URL library's `to_file_path`.
+//!
+//! A URI is not a path: its characters are percent-encoded (`/home/ana/My%20Project`), a Windows
+//! drive is `file:///C:/work` (cut to `/C:/work`) and a share is `file://host/share` (cut to
+//! `host/share`). Only `url::Url::to_file_path` (or an equivalent) decodes and applies the
+//! platform's rules.
+//!
+//! Where it fires (never in client code or tests):
+//! - on a root's URI anywhere: the string flows from a roots list (`r.uri` in a closure over
+//!   `listed.roots`, `first.uri` after `let first = roots.first()`, a `root_uri` parameter);
+//! - in server code (a `#[tool]`, a `ServerHandler` impl, a function taking `RoleServer`, or a
+//!   file that only has server words), on any `file://` URI the request brought (`request.uri` in
+//!   `read_resource`, a `uri` parameter and what is bound from it): resource URIs have the same
+//!   problem, when the function works on files (mentions `Path`, `PathBuf`, `fs`, `File`, …). URIs
+//!   the server made itself (`format!("file://{}", ..)` stored in its index) round-trip consistently
+//!   and are left alone.
+//!
+//! A function that percent-decodes what it cut (`percent_decode_str`, `urlencoding::decode`) is left
+//! alone: it did the conversion's main work by hand.
+//!
+//! `&uri[7..]` is only trusted on a root's URI, or in server code when the function also tests
+//! `uri.starts_with("file://")` or slices with `"file://".len()`.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use syn::visit::Visit;
+use syn::{Expr, Lit, RangeLimits};
+
+use crate::context::{Impact, Role};
+use crate::cx::Cx;
+use crate::diagnostic::{Applicability, Edit, Fix};
+use crate::rules::first_root_as_workspace::{
+    FileFacts, Flow, Kind, Sink, Walker, applies, compact, int_lit, normalized, root_fields, strip,
+};
+use crate::rules::{FnRef, Rule, RuleMeta};
+use crate::rust::syntax::method_call_range;
+
+pub struct RootUriToPath;
+
+/// `file://` and a quoted `"file:"` for the string forms (a bare `file:` is in every other doc
+/// comment); the roots words (`ROOTS_EVIDENCE`, checked by a test) for `&uri[7..]` on a root's URI.
+const TRIGGERS: &[&str] = &[
+    "file://",
+    "\"file:\"",
+    "list_roots",
+    "roots_list",
+    "request_root_list",
+    "request_client_roots",
+    "ListRoots",
+    "roots/list",
+    "Vec<Root>",
+    "[Root]",
+    "::Root]",
+    "::Root>",
+    "inputResponses",
+    "InputResponses",
+    "input_responses",
+];
+
+static META: RuleMeta = RuleMeta {
+    name: "root-uri-to-path",
+    summary: "Turns a `file://` root URI into a path by cutting off the scheme (no percent-decoding, no platform rules)",
+    impact: Impact::Violation,
+    triggers: TRIGGERS,
+    json_triggers: &[],
+    help: Some(
+        "parse the URI and convert it with a URL library: `url::Url::parse(&root.uri)?.to_file_path()` decodes \
+         `%20` and follows the platform's rules (`file:///C:/x`, `file://host/share`); better, since roots are \
+         deprecated in MCP 2026-07-28, take the directory as an explicit tool parameter",
+    ),
+    fixable: true,
+    doc: include_str!("../../rules/root-uri-to-path.md"),
+};
+
+/// String methods that cut a prefix off (the prefix is their first argument).
+const CUTS: &[&str] = &["strip_prefix", "trim_start_matches", "trim_left_matches", "replace", "replacen"];
+
+impl Rule for RootUriToPath {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn rust_file(&self, cx: &mut Cx, file: &syn::File) {
+        FileFacts::compute(cx, file);
+    }
+
+    fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
+        if !applies(cx, f, TRIGGERS) {
+            return;
+        }
+        let body = quote::ToTokens::to_token_stream(f.body);
+        // A function that percent-decodes what it cut did the conversion's main work by hand.
+        if idents_any(&body, &|i| i.contains("decode") || i.contains("unescape")) {
+            return;
+        }
+        let scheme_tested = scheme_tested(f.body);
+        // Outside roots, only code that works on files is turning the URI into a path.
+        let server = cx.role() == Role::Server && idents_any(&body, &|i| FS_WORDS.contains(&i));
+        let fields = root_fields(cx);
+        let mut sink = UriCut { cx, server, scheme_tested };
+        Walker::run(f, fields, &mut sink);
+    }
+}
+
+/// Identifiers that show a function works on the filesystem.
+const FS_WORDS: &[&str] =
+    &["Path", "PathBuf", "fs", "File", "read_dir", "read_to_string", "canonicalize", "metadata", "WalkDir"];
+
+/// Whether an identifier in the tokens, at any depth, satisfies `pred`.
+fn idents_any(tokens: &proc_macro2::TokenStream, pred: &dyn Fn(&str) -> bool) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => pred(&i.to_string()),
+        proc_macro2::TokenTree::Group(g) => idents_any(&g.stream(), pred),
+        _ => false,
+    })
+}
+
+struct UriCut<'c, 'a> {
+    cx: &'c mut Cx<'a>,
+    /// The code at hand is a server's, and works on files: request URIs count, not only roots'.
+    server: bool,
+    /// Strings the function tests with `starts_with("file://")`, normalized.
+    scheme_tested: HashSet<String>,
+}
+
+impl UriCut<'_, '_> {
+    fn report(&mut self, range: Range<usize>, receiver: &Expr, rooted: bool, fix_range: Range<usize>) {
+        let shown = compact(self.cx.text(range.clone()));
+        let recv = compact(self.cx.text(self.cx.node_range(receiver)));
+        let recv = recv.trim_start_matches('&').to_owned();
+        let what = if rooted { "a root's `file://` URI" } else { "a `file://` URI" };
+        let suggestion = format!("url::Url::parse(&{recv})?.to_file_path()");
+        let d = self.cx.report(
+            &META,
+            range,
+            format!(
+                "`{shown}` turns {what} into a path by cutting off the scheme: percent-escapes stay (`%20`), and \
+                 `file:///C:/x` or `file://host/share` become wrong paths"
+            ),
+            if rooted { "cuts the scheme off a root's URI" } else { "cuts the scheme off a URI" },
+        );
+        d.fix(Fix {
+            title: format!("convert the URI with the `url` crate: `{suggestion}` (add `url` to the dependencies)"),
+            applicability: Applicability::DisplayOnly,
+            edits: vec![Edit::replace(fix_range, suggestion)],
+        });
+    }
+
+    /// Whether to fire on a cut of `receiver`'s string: a root's URI anywhere; in server code, a
+    /// URI the request brought (`request.uri`, a `uri` parameter), not one the server made itself.
+    fn fires(&self, flow: &mut Flow, receiver: &Expr) -> Option<bool> {
+        let k = flow.kind_of(receiver);
+        if k.is_some_and(Kind::is_path) || matches!(k, Some(Kind::List(_) | Kind::Root)) {
+            return None;
+        }
+        let rooted = matches!(k, Some(Kind::RootStr | Kind::RootNamed));
+        (rooted || (self.server && flow.is_request_data(receiver))).then_some(rooted)
+    }
+}
+
+impl Sink for UriCut<'_, '_> {
+    fn expr(&mut self, flow: &mut Flow, e: &Expr) {
+        match e {
+            Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                if CUTS.contains(&name.as_str()) {
+                    let Some(prefix) = m.args.first().and_then(lit_str) else { return };
+                    if !is_file_scheme(&prefix) {
+                        return;
+                    }
+                    // `replace("file://", "")` removes; `replace("file://", "https://")` rewrites.
+                    if matches!(name.as_str(), "replace" | "replacen")
+                        && m.args.iter().nth(1).and_then(lit_str).as_deref() != Some("")
+                    {
+                        return;
+                    }
+                    if let Some(rooted) = self.fires(flow, &m.receiver) {
+                        let range = method_call_range(self.cx, m);
+                        let fix = self.cx.node_range(&*m.receiver).start..range.end;
+                        self.report(range, &m.receiver, rooted, fix);
+                    }
+                } else if name == "get" && m.args.len() == 1 {
+                    // `uri.get(7..)`
+                    if let Expr::Range(r) = strip(&m.args[0])
+                        && let Some(rooted) = self.slice_fires(flow, &m.receiver, r)
+                    {
+                        let range = method_call_range(self.cx, m);
+                        let fix = self.cx.node_range(&*m.receiver).start..range.end;
+                        self.report(range, &m.receiver, rooted, fix);
+                    }
+                } else if name == "path" && m.args.is_empty() {
+                    // `Url::parse(&root.uri)?.path()`: the path part, still percent-encoded.
+                    if let Some(arg) = url_parse_arg(&m.receiver)
+                        && flow.kind_of(arg).is_some_and(|k| matches!(k, Kind::RootStr | Kind::RootNamed))
+                    {
+                        let range = method_call_range(self.cx, m);
+                        let shown = self.cx.text(range.clone()).to_owned();
+                        let d = self.cx.report(
+                            &META,
+                            range.clone(),
+                            format!(
+                                "`{shown}` of a root's URI is the URL's path, still percent-encoded (`%20`) and \
+                                 without the platform's rules (`/C:/x` on Windows): it is not a filesystem path"
+                            ),
+                            "the URL's path, not a file path",
+                        );
+                        d.fix(Fix {
+                            title: "use `to_file_path()`, which decodes the path and follows the platform's rules"
+                                .into(),
+                            applicability: Applicability::DisplayOnly,
+                            edits: vec![Edit::replace(range, "to_file_path()")],
+                        });
+                    }
+                }
+            }
+            Expr::Index(i) => {
+                if let Expr::Range(r) = strip(&i.index)
+                    && let Some(rooted) = self.slice_fires(flow, &i.expr, r)
+                {
+                    let whole = self.cx.node_range(e);
+                    let start = self.cx.span_range(i.bracket_token.span.open()).start;
+                    let range = if self.cx.text(whole.clone()).len() <= 40 { whole.clone() } else { start..whole.end };
+                    // `uri[7..]` (the `&` before it stays: `&PathBuf` reads like `&str` did).
+                    self.report(range, &i.expr, rooted, whole);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl UriCut<'_, '_> {
+    /// `s[7..]`, `s["file://".len()..]`: whether slicing `s` from there cuts a `file://` scheme.
+    fn slice_fires(&self, flow: &mut Flow, base: &Expr, r: &syn::ExprRange) -> Option<bool> {
+        if r.end.is_some() || !matches!(r.limits, RangeLimits::HalfOpen(_)) {
+            return None;
+        }
+        let start = r.start.as_deref()?;
+        let scheme_len = match strip(start) {
+            Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => {
+                lit_str(&m.receiver).is_some_and(|s| is_file_scheme(&s))
+            }
+            _ => false,
+        };
+        let seven = matches!(int_lit(start), Some(7 | 8));
+        if !scheme_len && !seven {
+            return None;
+        }
+        let k = flow.kind_of(base);
+        if !k.is_some_and(|k| k.is_str() || k == Kind::RootNamed) {
+            return None;
+        }
+        let rooted = matches!(k, Some(Kind::RootStr | Kind::RootNamed));
+        if rooted {
+            return Some(true);
+        }
+        (self.server && flow.is_request_data(base) && (scheme_len || self.scheme_tested.contains(&normalized(base))))
+            .then_some(false)
+    }
+}
+
+fn lit_str(e: &Expr) -> Option<String> {
+    match strip(e) {
+        Expr::Lit(l) => match &l.lit {
+            Lit::Str(s) => Some(s.value()),
+            _ => None,
+        },
+        Expr::Reference(r) => lit_str(&r.expr),
+        _ => None,
+    }
+}
+
+fn is_file_scheme(s: &str) -> bool {
+    matches!(s, "file://" | "file:///" | "file:")
+}
+
+/// The argument of `Url::parse(x)` under `?`, `.unwrap()`, `.expect(..)`, `.ok()`.
+fn url_parse_arg(e: &Expr) -> Option<&Expr> {
+    match strip(e) {
+        Expr::Try(t) => url_parse_arg(&t.expr),
+        Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect" | "ok" | "map_err") => {
+            url_parse_arg(&m.receiver)
+        }
+        Expr::Call(c) => match strip(&c.func) {
+            Expr::Path(p) if crate::rust::syntax::path_ends_with(&p.path, &["Url", "parse"]) => c.args.first(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Normalized strings the function tests with `starts_with("file://")` (or `"file:"`).
+fn scheme_tested(body: &syn::Block) -> HashSet<String> {
+    struct V(HashSet<String>);
+    impl<'ast> Visit<'ast> for V {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            if m.method == "starts_with" && m.args.first().and_then(lit_str).is_some_and(|s| is_file_scheme(&s)) {
+                self.0.insert(normalized(&m.receiver));
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    let mut v = V(HashSet::new());
+    v.visit_block(body);
+    v.0
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::diagnostic::Applicability;
+    use crate::engine::check_text;
+
+    fn check(text: &str) -> Vec<String> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lib.rs");
+        check_text(&path, text.to_owned())
+            .into_iter()
+            .filter(|d| d.rule == "root-uri-to-path")
+            .map(|d| text[d.range.clone()].to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn cuts_of_a_root_uri() {
+        let text = "use rmcp::model::ListRootsResult;\n\
+                    fn f(listed: ListRootsResult, root_uri: &str) {\n\
+                    let a: Vec<_> = listed.roots.iter().filter_map(|r| r.uri.strip_prefix(\"file://\")).collect();\n\
+                    let first = listed.roots.first().unwrap();\n\
+                    let b = first.uri.trim_start_matches(\"file://\");\n\
+                    let c = first.uri.replace(\"file://\", \"\");\n\
+                    let d = &root_uri[7..];\n\
+                    let e = url::Url::parse(&first.uri).unwrap().path();\n\
+                    }\n";
+        assert_eq!(
+            check(text),
+            [
+                "strip_prefix(\"file://\")",
+                "trim_start_matches(\"file://\")",
+                "replace(\"file://\", \"\")",
+                "root_uri[7..]",
+                "path()"
+            ]
+        );
+    }
+
+    #[test]
+    fn server_code_any_file_uri() {
+        let text = "use rmcp::{ServerHandler, model::*};\n\
+                    impl ServerHandler for S {\n\
+                      async fn read_resource(&self, request: ReadResourceRequestParams) {\n\
+                        let p = request.uri.strip_prefix(\"file://\").map(std::fs::read);\n\
+                        let uri = request.uri.as_str();\n\
+                        if uri.starts_with(\"file://\") { let q = &uri[7..]; }\n\
+                        let z = &uri[7..];\n\
+                        let w = uri.replace(\"file://\", \"https://\");\n\
+                        let own: Vec<_> = self.index.iter().filter_map(|r| r.uri.strip_prefix(\"file://\")).collect();\n\
+                      }\n\
+                    }\n";
+        assert_eq!(check(text), ["strip_prefix(\"file://\")", "uri[7..]", "uri[7..]"]);
+    }
+
+    #[test]
+    fn decoding_and_non_file_work_are_silent() {
+        let text = "use rmcp::ServerHandler;\n\
+                    impl ServerHandler for S {\n\
+                      async fn read_resource(&self, request: ReadResourceRequestParams) {\n\
+                        let raw = request.uri.trim_start_matches(\"file://\");\n\
+                        let path = percent_encoding::percent_decode_str(raw).decode_utf8_lossy();\n\
+                      }\n\
+                    }\n\
+                    impl S { fn repo_file(&self, uri: &str) -> Vec<String> { uri.trim_start_matches(\"file://\").split('/').map(str::to_owned).collect() } }\n";
+        assert!(check(text).is_empty(), "{:?}", check(text));
+    }
+
+    #[test]
+    fn unknown_role_needs_a_root() {
+        let text = "fn f(s: &str) { let p = s.strip_prefix(\"file://\"); let q = &s[7..]; }\n";
+        assert!(check(text).is_empty());
+    }
+
+    #[test]
+    fn triggers_cover_the_roots_words() {
+        for w in crate::rules::first_root_as_workspace::ROOTS_EVIDENCE {
+            assert!(super::TRIGGERS.contains(w), "{w} is missing from the triggers");
+        }
+    }
+
+    #[test]
+    fn the_suggestion_is_display_only() {
+        let text = "use rmcp::model::Root;\nfn f(root: &Root) { let p = root.uri.strip_prefix(\"file://\"); }\n";
+        let dir = tempfile::tempdir().unwrap();
+        let found = check_text(&dir.path().join("lib.rs"), text.to_owned());
+        let d = found.iter().find(|d| d.rule == "root-uri-to-path").expect("a finding");
+        let fix = d.fix.as_ref().unwrap();
+        assert_eq!(fix.applicability, Applicability::DisplayOnly);
+        assert_eq!(fix.edits[0].replacement, "url::Url::parse(&root.uri)?.to_file_path()");
+        assert_eq!(&text[fix.edits[0].byte_range.clone()], "root.uri.strip_prefix(\"file://\")");
+    }
+}
