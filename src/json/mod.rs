@@ -2,6 +2,7 @@
 //! for `json!` token streams), and a small JSON-RPC layer (`jsonrpc`) that classifies messages and
 //! reads transcripts.
 
+pub mod edit;
 pub mod jsonrpc;
 pub mod macro_body;
 pub mod parse;

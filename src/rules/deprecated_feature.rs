@@ -329,7 +329,7 @@ impl Rule for DeprecatedFeature {
             match m.key.as_str() {
                 "includeContext" => {
                     if let Some(value @ ("thisServer" | "allServers")) = m.value.as_str() {
-                        let edits = json_member_delete(cx.file.text.as_str(), node, members, i);
+                        let edits = crate::json::edit::delete_member(cx.file.text.as_str(), node, members, i);
                         let range = m.range.clone();
                         report_include_context(cx, range, value).fix(Fix {
                             title: "remove `includeContext` (the default is `\"none\"`)".into(),
@@ -546,69 +546,6 @@ fn strip(expr: &Expr) -> &Expr {
         Expr::Group(g) => strip(&g.expr),
         e => e,
     }
-}
-
-/// Edits that delete member `i` of `obj` together with the comma that separates it from a
-/// neighbour, keeping comments and the layout of the other members. `text` is the whole file (a
-/// JSON file, or the Rust file around a `json!` body). The same technique as `roots-list-changed`'s
-/// helper; shared by this rule's siblings (`session-header`, `legacy-protocol-version`).
-pub(crate) fn json_member_delete(text: &str, obj: &JsonNode, members: &[JsonMember], i: usize) -> Vec<Edit> {
-    let m = &members[i];
-    let after = skip_ws(text, m.range.end);
-    let trailing_comma = text.as_bytes().get(after) == Some(&b',');
-    if members.len() == 1 {
-        // The only member: when nothing else (but whitespace) is left inside the braces, empty
-        // them entirely so the result reads `{}`.
-        let end = if trailing_comma { after + 1 } else { m.range.end };
-        let del = tidy_lines(text, m.range.start..end);
-        let inner = obj.range.start + 1..obj.range.end.saturating_sub(1);
-        let left_empty = text.get(inner.start..del.start).is_some_and(|s| s.trim().is_empty())
-            && text.get(del.end..inner.end).is_some_and(|s| s.trim().is_empty());
-        if left_empty {
-            return vec![Edit::delete(inner)];
-        }
-        return vec![Edit::delete(del)];
-    }
-    if trailing_comma {
-        return vec![Edit::delete(tidy_lines(text, m.range.start..after + 1))];
-    }
-    // The last member, without a comma after it: delete the comma after the previous member and
-    // the member itself (comments between them stay).
-    let prev = &members[i - 1];
-    let comma = skip_ws(text, prev.range.end);
-    let member = tidy_lines(text, m.range.start..m.range.end);
-    if text.as_bytes().get(comma) == Some(&b',') && comma < member.start {
-        if member.start == m.range.start && text[comma + 1..member.start].trim().is_empty() {
-            return vec![Edit::delete(comma..member.end)];
-        }
-        return vec![Edit::delete(comma..comma + 1), Edit::delete(member)];
-    }
-    vec![Edit::delete(prev.range.end..m.range.end)]
-}
-
-/// The whole line(s) of `range`, line break included, when `range` is alone on them.
-fn own_line_range(text: &str, range: Range<usize>) -> Option<Range<usize>> {
-    let line_start = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
-    let rest = &text[range.end..];
-    let line_end = rest.find('\n').map(|i| range.end + i)?;
-    let after = text[range.end..line_end].trim();
-    let alone = text[line_start..range.start].trim().is_empty() && (after.is_empty() || after.starts_with("//"));
-    alone.then_some(line_start..line_end + 1)
-}
-
-/// Widens a deletion to whole lines when it alone occupies them, else to the spaces after it.
-fn tidy_lines(text: &str, range: Range<usize>) -> Range<usize> {
-    if let Some(lines) = own_line_range(text, range.clone()) {
-        return lines;
-    }
-    let rest = &text[range.end..];
-    let spaces = rest.len() - rest.trim_start_matches([' ', '\t']).len();
-    range.start..range.end + spaces
-}
-
-fn skip_ws(text: &str, at: usize) -> usize {
-    let rest = text.get(at..).unwrap_or("");
-    at + (rest.len() - rest.trim_start().len())
 }
 
 #[cfg(test)]

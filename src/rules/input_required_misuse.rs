@@ -23,9 +23,9 @@ use syn::{Expr, Member};
 
 use crate::context::{Impact, Role};
 use crate::cx::{Cx, Origin};
-use crate::diagnostic::{Applicability, Edit, Fix};
+use crate::diagnostic::{Applicability, Fix};
 use crate::json::jsonrpc::{MessageKind, Sender, TranscriptMessage, is_input_required_result};
-use crate::json::{JsonKind, JsonMember, JsonNode, Step};
+use crate::json::{JsonKind, JsonNode, Step};
 use crate::rules::removed_method::is_mcp_method;
 use crate::rules::{FnRef, Rule, RuleMeta};
 use crate::rust::syntax::{last_ident, path_ends_with, str_value};
@@ -276,7 +276,7 @@ fn check_input_request(cx: &mut Cx, request: &JsonNode, key: &str) {
         if m.key != "jsonrpc" && m.key != "id" {
             continue;
         }
-        let edits = json_member_delete(cx.file.text.as_str(), request, members, i);
+        let edits = crate::json::edit::delete_member(cx.file.text.as_str(), request, members, i);
         // Deleting a Rust expression (`"id": next_id()`) also drops its side effects.
         let applicability =
             if matches!(m.value.kind, JsonKind::Expr(_)) { Applicability::Unsafe } else { Applicability::Safe };
@@ -465,63 +465,6 @@ fn arm_methods(cx: &Cx, pat: &syn::Pat, out: &mut Vec<(String, Range<usize>)>) {
 
 // JSON member deletion. A copy of `roots_list_changed`'s private helper (the lead may move both
 // into a shared place).
-
-/// Edits that delete member `i` of `obj` together with the comma that separates it from a
-/// neighbour, keeping comments and the layout of the other members. `text` is the whole file.
-fn json_member_delete(text: &str, obj: &JsonNode, members: &[JsonMember], i: usize) -> Vec<Edit> {
-    let m = &members[i];
-    let after = skip_ws(text, m.range.end);
-    let trailing_comma = text.as_bytes().get(after) == Some(&b',');
-    if members.len() == 1 {
-        let end = if trailing_comma { after + 1 } else { m.range.end };
-        let del = tidy_lines(text, m.range.start..end);
-        let inner = obj.range.start + 1..obj.range.end.saturating_sub(1);
-        let left_empty = text.get(inner.start..del.start).is_some_and(|s| s.trim().is_empty())
-            && text.get(del.end..inner.end).is_some_and(|s| s.trim().is_empty());
-        return vec![Edit::delete(if left_empty { inner } else { del })];
-    }
-    if trailing_comma {
-        return vec![Edit::delete(tidy_lines(text, m.range.start..after + 1))];
-    }
-    if i == 0 {
-        // The first member with a comment before its comma: delete the member and the comma, and
-        // keep the comment.
-        return match super::roots_list_changed::comma_after_comments(text, m.range.end) {
-            Some(comma) => vec![Edit::delete(tidy_lines(text, m.range.clone())), Edit::delete(comma..comma + 1)],
-            None => Vec::new(),
-        };
-    }
-    // The last member: delete the comma after the previous member and the member itself.
-    let prev = &members[i - 1];
-    let comma = skip_ws(text, prev.range.end);
-    let member = tidy_lines(text, m.range.start..m.range.end);
-    if text.as_bytes().get(comma) == Some(&b',') && comma < member.start {
-        if member.start == m.range.start && text[comma + 1..member.start].trim().is_empty() {
-            return vec![Edit::delete(comma..member.end)];
-        }
-        return vec![Edit::delete(comma..comma + 1), Edit::delete(member)];
-    }
-    vec![Edit::delete(prev.range.end..m.range.end)]
-}
-
-/// Widens a deletion to whole lines when it alone occupies them, else to the spaces after it.
-fn tidy_lines(text: &str, range: Range<usize>) -> Range<usize> {
-    let line_start = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
-    if let Some(line_end) = text[range.end..].find('\n').map(|i| range.end + i) {
-        let after = text[range.end..line_end].trim();
-        if text[line_start..range.start].trim().is_empty() && (after.is_empty() || after.starts_with("//")) {
-            return line_start..line_end + 1;
-        }
-    }
-    let rest = &text[range.end..];
-    let spaces = rest.len() - rest.trim_start_matches([' ', '\t']).len();
-    range.start..range.end + spaces
-}
-
-fn skip_ws(text: &str, at: usize) -> usize {
-    let rest = text.get(at..).unwrap_or("");
-    at + (rest.len() - rest.trim_start().len())
-}
 
 #[cfg(test)]
 mod tests {

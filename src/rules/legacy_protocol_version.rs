@@ -31,7 +31,6 @@ use crate::context::{Era, Impact};
 use crate::cx::{Cx, Origin};
 use crate::diagnostic::{Applicability, Fix};
 use crate::json::{JsonKind, JsonNode, Step};
-use crate::rules::deprecated_feature::json_member_delete;
 use crate::rules::{FnRef, Rule, RuleMeta};
 use crate::rust::syntax::{last_ident, path_ends_with, str_value};
 
@@ -339,7 +338,8 @@ impl Rule for LegacyProtocolVersion {
                 if in_test_code(cx, &h.value.range) || negotiation_exercise(cx) {
                     continue;
                 }
-                let edits = config.then(|| json_member_delete(cx.file.text.as_str(), &holder.value, headers, i));
+                let edits =
+                    config.then(|| crate::json::edit::delete_member(cx.file.text.as_str(), &holder.value, headers, i));
                 let d = cx.report(
                     &META,
                     h.value.range.clone(),

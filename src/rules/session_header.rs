@@ -25,7 +25,6 @@ use crate::context::{Impact, Role};
 use crate::cx::{Cx, Origin};
 use crate::diagnostic::{Applicability, Fix};
 use crate::json::{JsonKind, JsonMember, JsonNode, Step};
-use crate::rules::deprecated_feature::json_member_delete;
 use crate::rules::{Rule, RuleMeta};
 use crate::rust::syntax::last_ident;
 
@@ -245,7 +244,7 @@ fn report_json(
     m: &JsonMember,
     fixable: bool,
 ) {
-    let edits = fixable.then(|| json_member_delete(cx.file.text.as_str(), obj, members, i));
+    let edits = fixable.then(|| crate::json::edit::delete_member(cx.file.text.as_str(), obj, members, i));
     let d = cx.report(&META, m.key_range.clone(), header.message(), "removed header").help(header.help());
     if let Some(edits) = edits {
         d.fix(Fix { title: format!("remove the `{}` header", m.key), applicability: Applicability::Safe, edits });
