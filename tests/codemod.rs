@@ -11,7 +11,7 @@ use std::process::Command as Std;
 use assert_cmd::Command;
 use predicates::prelude::*;
 
-const CRATES: &[&str] = &["workspace-tools", "project-notes", "file-index"];
+const CRATES: &[&str] = &["workspace-tools", "project-notes", "file-index", "text-stats"];
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/crates")
@@ -257,4 +257,294 @@ impl Srv {
     assert!(fixed.contains("async fn root_name(&self, context: RequestContext<RoleServer>)"), "{fixed}");
     // The context import stays: the refused tool still uses it.
     assert!(fixed.contains("use rmcp::service::{RequestContext, RoleServer};"), "{fixed}");
+}
+
+/// A crate with one file, `src/lib.rs`, fixed with `--unsafe-fixes`: the exit code, the summary and
+/// the file afterwards.
+fn fix_one_file(code: &str) -> (i32, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("Cargo.toml"), MANIFEST).unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), code).unwrap();
+    let out = mcp_lint(dir.path())
+        .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "--select", "server-roots-request", "."])
+        .output()
+        .unwrap();
+    let fixed = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    if fixed != code {
+        syn::parse_file(&fixed).unwrap_or_else(|e| panic!("the fixed file does not parse ({e}):\n{fixed}"));
+        // A second run changes nothing.
+        mcp_lint(dir.path())
+            .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "--diff", "--select", "server-roots-request", "."])
+            .assert()
+            .stdout(predicate::str::is_empty());
+    }
+    (out.status.code().unwrap(), String::from_utf8(out.stderr).unwrap(), fixed)
+}
+
+/// The hand-written forms beyond the `text-stats` fixture: a `JsonObject` bound before the
+/// `match`, every root in a loop, a `json!` schema without `properties`, an argument struct the arm
+/// parses (it gets the field, and its `json!` schema the property), a helper called from an arm
+/// (inlined, then removed), and a method that still uses the context (it gets one more argument).
+/// The fixed crate builds (checked against rmcp 3.11 when this test was written); here it must
+/// parse and be stable.
+#[test]
+fn hand_written_handler_forms_are_rewritten() {
+    let code = r#"use std::path::PathBuf;
+use std::sync::Arc;
+
+use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult, PaginatedRequestParams, Tool};
+use rmcp::service::{Peer, RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler};
+
+#[derive(serde::Deserialize)]
+struct GrepArgs {
+    query: String,
+}
+
+#[allow(deprecated)]
+async fn project_dir(peer: &Peer<RoleServer>) -> Result<PathBuf, ErrorData> {
+    let listed = peer.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    let first = listed.roots.first().ok_or_else(|| ErrorData::invalid_request("no roots", None))?;
+    Ok(PathBuf::from(first.uri.trim_start_matches("file://")))
+}
+
+pub struct Srv;
+
+impl Srv {
+    #[allow(deprecated)]
+    async fn tree(&self, depth: u64, context: &RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        if context.ct.is_cancelled() {
+            return Err(ErrorData::internal_error("cancelled", None));
+        }
+        let listed = context.peer.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let dir = listed.roots.first().map(|r| r.uri.clone()).ok_or_else(|| ErrorData::invalid_request("no roots", None))?;
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!("{dir} {depth}"))]))
+    }
+}
+
+impl ServerHandler for Srv {
+    async fn list_tools(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListToolsResult, ErrorData> {
+        let schema = |v: serde_json::Value| Arc::new(v.as_object().cloned().unwrap_or_default());
+        Ok(ListToolsResult::with_all_items(vec![
+            Tool::new("roots_count", "Count the workspace folders", schema(serde_json::json!({"type": "object"}))),
+            Tool::new(
+                "grep",
+                "Search",
+                schema(serde_json::json!({
+                    "type": "object",
+                    "properties": {"query": {"type": "string"}},
+                })),
+            ),
+            Tool::new("where", "Project folder", schema(serde_json::json!({"type": "object", "properties": {}, "required": []}))),
+            Tool::new("tree", "Tree", schema(serde_json::json!({"type": "object", "properties": {"depth": {"type": "integer"}}}))),
+        ]))
+    }
+
+    #[allow(deprecated)]
+    async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, ErrorData> {
+        let arguments = request.arguments.clone().unwrap_or_default();
+        let result = match &*request.name {
+            "roots_count" => {
+                let roots = context.peer.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?.roots;
+                let mut names = Vec::new();
+                for root in &roots {
+                    names.push(root.uri.trim_start_matches("file://").to_owned());
+                }
+                CallToolResult::success(vec![ContentBlock::text(format!("{} {}", roots.len(), names.join(",")))])
+            }
+            "grep" => {
+                let args: GrepArgs = serde_json::from_value(serde_json::Value::Object(arguments))
+                    .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+                let listed = context.peer.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+                let root = listed.roots.first().and_then(|r| r.uri.strip_prefix("file://")).ok_or_else(|| ErrorData::invalid_request("no roots", None))?;
+                CallToolResult::success(vec![ContentBlock::text(format!("{} in {root}", args.query))])
+            }
+            "where" => CallToolResult::success(vec![ContentBlock::text(project_dir(&context.peer).await?.display().to_string())]),
+            "tree" => {
+                let depth = request.arguments.as_ref().and_then(|a| a.get("depth")).and_then(|v| v.as_u64()).unwrap_or(1);
+                return self.tree(depth, &context).await.map(Into::into);
+            }
+            other => return Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
+        };
+        Ok(result.into())
+    }
+}
+"#;
+    let (code_out, summary, fixed) = fix_one_file(code);
+    assert_eq!(code_out, 0, "{summary}");
+    for tool in ["roots_count", "grep", "where", "tree"] {
+        assert!(summary.contains(&format!("tool `{tool}` takes the directory as a parameter")), "{summary}");
+    }
+    assert!(summary.contains("changes the tool's public input schema"), "{summary}");
+    let expected = [
+        // The `JsonObject` bound before the `match` is read; every root becomes `paths`.
+        "let paths = arguments\n                    .get(\"paths\")\n                    .and_then(|v| v.as_array())",
+        "for root in &paths {\n                    names.push(root.as_str().to_owned());",
+        "format!(\"{} {}\", paths.len(), names.join(\",\"))",
+        // A schema without `properties` gets them, and `required`.
+        "json!({\"type\": \"object\", \"properties\": {\"paths\": {\"type\": \"array\", \"items\": {\"type\": \"string\"}, \
+         \"description\": \"Absolute paths of the directories to work in.\"}}, \"required\": [\"paths\"]})",
+        // The parsed struct gets the field; its `json!` schema the property (after a trailing comma).
+        "    query: String,\n    /// Absolute path of the directory to work in.\n    path: String,\n}",
+        "let root = args.path.as_str();",
+        "\"properties\": {\"query\": {\"type\": \"string\"}, \"path\": {\"type\": \"string\", \"description\": \
+         \"Absolute path of the directory to work in.\"}},\n                    \"required\": [\"path\"],",
+        // The helper is inlined into the arm, which becomes a block reading the argument.
+        "\"where\" => {\n                let path = arguments\n",
+        "CallToolResult::success(vec![ContentBlock::text(PathBuf::from(path.as_str()).display().to_string())])\n            }",
+        "\"properties\": {\"path\": {\"type\": \"string\", \"description\": \"Absolute path of the directory to work in.\"}}, \
+         \"required\": [\"path\"]",
+        // The method keeps the context it still uses and takes the directory as one more argument.
+        "async fn tree(&self, depth: u64, context: &RequestContext<RoleServer>, path: String)",
+        "let dir = path.clone();",
+        "return self.tree(depth, &context, path).await.map(Into::into);",
+        // The context is still used, so `call_tool` keeps its name.
+        "context: RequestContext<RoleServer>) -> Result<CallToolResponse, ErrorData>",
+    ];
+    for e in expected {
+        assert!(fixed.contains(e), "missing {e:?} in:\n{fixed}");
+    }
+    for gone in ["list_roots", "fn project_dir", "#[allow(deprecated)]", "Peer"] {
+        assert!(!fixed.contains(gone), "{gone} is still in:\n{fixed}");
+    }
+}
+
+/// Hand-written handlers the codemod cannot rewrite safely are left as they were, every arm of
+/// them, with the reason in the summary.
+#[test]
+fn hand_written_handlers_it_cannot_rewrite_are_left_whole() {
+    let handler = |list_tools_body: &str, call_tool_body: &str| {
+        format!(
+            r#"use std::sync::Arc;
+use rmcp::model::{{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult, PaginatedRequestParams, Tool}};
+use rmcp::service::{{RequestContext, RoleServer}};
+use rmcp::{{ErrorData as McpError, ServerHandler}};
+
+pub struct Srv;
+
+impl ServerHandler for Srv {{
+    async fn list_tools(&self, _r: Option<PaginatedRequestParams>, _c: RequestContext<RoleServer>) -> Result<ListToolsResult, McpError> {{
+        {list_tools_body}
+    }}
+
+    #[allow(deprecated)]
+    async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, McpError> {{
+        {call_tool_body}
+    }}
+}}
+"#
+        )
+    };
+    let tools = r#"let schema = |v: serde_json::Value| Arc::new(v.as_object().cloned().unwrap_or_default());
+        Ok(ListToolsResult::with_all_items(vec![
+            Tool::new("first", "d", schema(serde_json::json!({"type": "object", "properties": {}}))),
+            Tool::new("name", "d", schema(serde_json::json!({"type": "object", "properties": {}}))),
+        ]))"#;
+    let first_arm = r#"let listed = context.peer.list_roots().await.map_err(|e| McpError::internal_error(e.to_string(), None))?;
+                let dir = listed.roots.first().map(|r| r.uri.clone()).ok_or_else(|| McpError::invalid_request("no roots", None))?;
+                Ok(CallToolResult::success(vec![ContentBlock::text(dir)]).into())"#;
+    let cases = [
+        (
+            // One arm uses a root's name: the other arm is not rewritten either.
+            handler(
+                tools,
+                &format!(
+                    r#"match request.name.as_ref() {{
+            "first" => {{
+                {first_arm}
+            }}
+            "name" => {{
+                let listed = context.peer.list_roots().await.map_err(|e| McpError::internal_error(e.to_string(), None))?;
+                let name = listed.roots.first().and_then(|r| r.name.clone()).unwrap_or_default();
+                Ok(CallToolResult::success(vec![ContentBlock::text(name)]).into())
+            }}
+            _ => Err(McpError::invalid_params("no such tool", None)),
+        }}"#
+                ),
+            ),
+            "its arm for the tool `name`: uses its `name`",
+        ),
+        (
+            // The roots are requested for every tool, before the dispatch.
+            handler(
+                tools,
+                r#"let listed = context.peer.list_roots().await.map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let dir = listed.roots.first().map(|r| r.uri.clone()).unwrap_or_default();
+        match request.name.as_ref() {
+            "first" => Ok(CallToolResult::success(vec![ContentBlock::text(dir)]).into()),
+            _ => Err(McpError::invalid_params("no such tool", None)),
+        }"#,
+            ),
+            "the roots are requested outside the arms of the `match` on `request.name`",
+        ),
+        (
+            // No `match` on the name.
+            handler(
+                tools,
+                &format!(
+                    r#"if request.name == "first" {{
+            {first_arm}
+        }} else {{
+            Err(McpError::invalid_params("no such tool", None))
+        }}"#
+                ),
+            ),
+            "it does not dispatch with one `match` on `request.name`",
+        ),
+        (
+            // The schema is not written out where the codemod can edit it.
+            handler(
+                r#"let schema: Arc<rmcp::model::JsonObject> = Arc::new(serde_json::from_str(include_str!("first.json")).unwrap());
+        Ok(ListToolsResult::with_all_items(vec![Tool::new("first", "d", schema)]))"#,
+                &format!(
+                    r#"match request.name.as_ref() {{
+            "first" => {{
+                {first_arm}
+            }}
+            _ => Err(McpError::invalid_params("no such tool", None)),
+        }}"#
+                ),
+            ),
+            "its arm for the tool `first`: its input schema is neither one `json!` object nor derived from one struct",
+        ),
+        (
+            // No `Tool::new("first", …)` at all.
+            handler(
+                "Ok(ListToolsResult::default())",
+                &format!(
+                    r#"match request.name.as_ref() {{
+            "first" => {{
+                {first_arm}
+            }}
+            _ => Err(McpError::invalid_params("no such tool", None)),
+        }}"#
+                ),
+            ),
+            "no `Tool::new(\"first\", …)` in the crate describes its input schema",
+        ),
+        (
+            // One arm for two tools.
+            handler(
+                tools,
+                &format!(
+                    r#"match request.name.as_ref() {{
+            "first" | "name" => {{
+                {first_arm}
+            }}
+            _ => Err(McpError::invalid_params("no such tool", None)),
+        }}"#
+                ),
+            ),
+            "is not the arm of one tool named by a string",
+        ),
+    ];
+    for (code, reason) in cases {
+        let (exit, summary, fixed) = fix_one_file(&code);
+        assert_eq!(fixed, code, "a refused handler was changed:\n{summary}");
+        assert_eq!(exit, 1, "{summary}");
+        assert!(summary.contains("the roots codemod left it: the hand-written `call_tool` handler"), "{summary}");
+        assert!(summary.contains(reason), "{reason}\n{summary}");
+        assert!(summary.contains("left: src/lib.rs:"), "{summary}");
+    }
 }

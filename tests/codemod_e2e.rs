@@ -46,6 +46,20 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// Builds the crate as written, before any fix (in a copy, so no `target/` lands in the fixtures).
+fn builds_as_written(name: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let krate = dir.path().join(name);
+    copy_dir(&fixtures().join(name), &krate);
+    let build = Command::new(env!("CARGO"))
+        .current_dir(&krate)
+        .args(["build", "--locked", "--quiet"])
+        .env("CARGO_TARGET_DIR", shared_target())
+        .output()
+        .unwrap();
+    assert!(build.status.success(), "{name} as written does not build:\n{}", String::from_utf8_lossy(&build.stderr));
+}
+
 /// Copies the crate, fixes it, builds it; returns the folder and the server binary.
 fn fixed_and_built(name: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -102,7 +116,14 @@ impl Server {
     }
 
     /// Sends a request with the 2026-07-28 `_meta` and returns its result (or fails on an error).
-    fn request(&mut self, method: &str, mut params: Value) -> Value {
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let reply = self.reply(method, params);
+        assert!(reply.get("error").is_none(), "{method} failed: {reply}");
+        reply["result"].clone()
+    }
+
+    /// Sends a request with the 2026-07-28 `_meta` and returns the whole reply.
+    fn reply(&mut self, method: &str, mut params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         params["_meta"] = json!({
@@ -120,8 +141,7 @@ impl Server {
                 .unwrap_or_else(|_| panic!("no answer to {method} within {READ_TIMEOUT:?}"));
             let reply: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
             if reply["id"] == json!(id) {
-                assert!(reply.get("error").is_none(), "{method} failed: {reply}");
-                return reply["result"].clone();
+                return reply;
             }
         }
     }
@@ -231,4 +251,48 @@ fn shape_c_helper_callers_take_the_directory() {
     let dir = path_str(notes.path());
     assert_eq!(server.call("list_notes", json!({"path": dir})), "ideas.md\ntodo.md");
     assert_eq!(server.call("read_note", json!({"path": dir, "name": "todo.md"})), "- ship it");
+}
+
+#[test]
+fn hand_written_call_tool_arms_read_the_directory_from_their_arguments() {
+    builds_as_written("text-stats");
+    let (_keep, binary) = fixed_and_built("text-stats");
+    let one = folder(&[("a.txt", "one two three"), ("b.md", "# notes\nmore text here")]);
+    let two = folder(&[("c.txt", "x"), ("d.rs", "fn main() {}")]);
+    let mut server = Server::start(&binary, two.path());
+    let tools = server.tools();
+
+    // The `json!` schemas written in `list_tools` got the property, with its description.
+    let (path, required) = property(&tools, "word_count", "path");
+    assert_eq!(path["type"], "string");
+    assert_eq!(path["description"], "Absolute path of the directory to work in.");
+    assert!(required);
+    let (_, file_required) = property(&tools, "word_count", "file");
+    assert!(file_required, "the tool's own property stays required");
+    let (optional, required) = property(&tools, "line_stats", "path");
+    assert_eq!(optional["type"], "string");
+    assert!(optional["description"].as_str().unwrap().starts_with("Absolute path of the directory"));
+    assert!(!required, "the fallback makes it optional");
+    // The schema `schema_for!` derives from the argument struct has the new field.
+    let (paths, required) = property(&tools, "list_texts", "paths");
+    assert_eq!(paths["type"], "array");
+    assert_eq!(paths["description"], "Absolute paths of the directories to work in.");
+    assert!(required);
+    assert_eq!(tool(&tools, "version")["inputSchema"], json!({"type": "object"}), "a tool without roots is untouched");
+
+    let dir = path_str(one.path());
+    assert_eq!(server.call("word_count", json!({"file": "a.txt", "path": dir})), "3 word(s) in a.txt");
+    // The argument struct denies unknown fields: `paths` is one of its fields now.
+    let listed = server.call("list_texts", json!({"extension": "txt", "paths": [dir, path_str(two.path())]}));
+    assert_eq!(listed, "a.txt\nc.txt");
+    assert_eq!(
+        server.call("line_stats", json!({"path": dir})),
+        format!("3 line(s), the longest 14 character(s), in {dir}")
+    );
+    // Without the optional argument, the server's own folder (its working directory).
+    assert_eq!(server.call("line_stats", json!({})), "2 line(s), the longest 12 character(s), in .");
+    // A required argument that is missing is an `invalid_params` error that names it.
+    let reply = server.reply("tools/call", json!({"name": "word_count", "arguments": {"file": "a.txt"}}));
+    assert_eq!(reply["error"]["code"], json!(-32602), "{reply}");
+    assert!(reply["error"]["message"].as_str().unwrap().contains("missing `path`"), "{reply}");
 }

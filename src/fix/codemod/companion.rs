@@ -35,48 +35,94 @@ pub fn schema_edits(text: &str, roots: &[JsonNode], params: &[NewParam]) -> Vec<
             if props.value.get(&param.name).is_some() {
                 return;
             }
-            let member = format!("{}: {}", serde_json::Value::String(param.name.clone()), one_line(&param.schema()));
-            edits.push(append_member(text, &props.value, &member, props.range.start));
-            if param.required() {
-                match schema.get("required") {
-                    Some(req) if matches!(req.kind, JsonKind::Array(_)) => {
-                        let quoted = serde_json::Value::String(param.name.clone()).to_string();
-                        edits.push(match req.elements().last() {
-                            Some(last) => Edit::replace(last.range.end..last.range.end, format!(", {quoted}")),
-                            None => Edit::replace(req.range.start + 1..req.range.end - 1, quoted),
-                        });
-                    }
-                    Some(_) => {}
-                    None => {
-                        let indent = indent_at(text, props.range.start);
-                        let at = props.range.end;
-                        let sep = if text[skip_ws(text, at)..].starts_with(',') { "" } else { "," };
-                        let q = serde_json::Value::String(param.name.clone());
-                        let trailing = if sep.is_empty() { "," } else { "" };
-                        edits.push(Edit::replace(at..at, format!("{sep}\n{indent}\"required\": [{q}]{trailing}")));
-                    }
-                }
+            let value = one_line(&param.schema());
+            if let Ok(e) = add_property(text, schema, &param.name, &value, param.required(), "  ") {
+                edits.extend(e);
             }
         });
     }
     edits
 }
 
-/// Appends `member` to an object, in the layout of its last member (or of the key `at` that holds
-/// an empty object).
-fn append_member(text: &str, obj: &JsonNode, member: &str, at: usize) -> Edit {
-    match obj.members().last() {
-        Some(last) => {
-            let indent = indent_at(text, last.range.start);
-            if line_start(text, last.range.start) == line_start(text, obj.range.start) {
-                Edit::replace(last.range.end..last.range.end, format!(", {member}"))
-            } else {
-                Edit::replace(last.range.end..last.range.end, format!(",\n{indent}{member}"))
+/// Adds property `name` with the schema `value` (JSON text) to a JSON Schema object (creating `properties` if
+/// it has none), and to its `required` array when `required`. `indent_unit` is one level of the
+/// file's indentation. Fails when `properties` or `required` is not written out as JSON (a Rust
+/// expression inside a `json!` body).
+pub fn add_property(
+    text: &str,
+    schema: &JsonNode,
+    name: &str,
+    value: &str,
+    required: bool,
+    indent_unit: &str,
+) -> Result<Vec<Edit>, &'static str> {
+    if !schema.is_object() {
+        return Err("the schema is not an object written out");
+    }
+    let quoted = serde_json::Value::String(name.to_owned()).to_string();
+    let member = format!("{quoted}: {value}");
+    let req = schema.get("required");
+    if req.is_some_and(|r| !matches!(r.kind, JsonKind::Array(_))) {
+        return Err("its `required` is not an array written out");
+    }
+    let add_required = |req: &JsonNode| match req.elements().last() {
+        Some(last) => Edit::replace(last.range.end..last.range.end, format!(", {quoted}")),
+        None => Edit::replace(req.range.start + 1..req.range.end - 1, quoted.clone()),
+    };
+    let mut edits = Vec::new();
+    match schema.member("properties") {
+        Some(props) => {
+            if !props.value.is_object() {
+                return Err("its `properties` is not an object written out");
+            }
+            edits.push(append_members(text, &props.value, &[member], props.range.start, indent_unit));
+            match req {
+                Some(req) if required => edits.push(add_required(req)),
+                None if required => {
+                    let at = props.range.end;
+                    let one_line = line_start(text, props.range.start) == line_start(text, schema.range.start);
+                    let gap =
+                        if one_line { " ".to_owned() } else { format!("\n{}", indent_at(text, props.range.start)) };
+                    edits.push(Edit::replace(at..at, format!(",{gap}\"required\": [{quoted}]")));
+                }
+                _ => {}
             }
         }
         None => {
+            let mut members = vec![format!("\"properties\": {{{member}}}")];
+            match req {
+                Some(req) if required => edits.push(add_required(req)),
+                None if required => members.push(format!("\"required\": [{quoted}]")),
+                _ => {}
+            }
+            edits.push(append_members(text, schema, &members, schema.range.start, indent_unit));
+        }
+    }
+    Ok(edits)
+}
+
+/// Appends `members` to an object, in the layout of its last member (or, for an empty object, on
+/// lines of their own under the key at `at`, unless the object closes on a line with more after it).
+fn append_members(text: &str, obj: &JsonNode, members: &[String], at: usize, indent_unit: &str) -> Edit {
+    match obj.members().last() {
+        Some(last) => {
+            let end = last.range.end;
+            if line_start(text, last.range.start) == line_start(text, obj.range.start) {
+                Edit::replace(end..end, members.iter().map(|m| format!(", {m}")).collect::<String>())
+            } else {
+                let indent = indent_at(text, last.range.start);
+                Edit::replace(end..end, members.iter().map(|m| format!(",\n{indent}{m}")).collect::<String>())
+            }
+        }
+        None => {
+            let inner = obj.range.start + 1..obj.range.end - 1;
+            let rest = text[obj.range.end..].split('\n').next().unwrap_or("").trim();
+            if !(rest.is_empty() || rest == ",") {
+                return Edit::replace(inner, members.join(", "));
+            }
             let outer = indent_at(text, at);
-            Edit::replace(obj.range.start + 1..obj.range.end - 1, format!("\n{outer}  {member}\n{outer}"))
+            let sep = format!(",\n{outer}{indent_unit}");
+            Edit::replace(inner, format!("\n{outer}{indent_unit}{}\n{outer}", members.join(&sep)))
         }
     }
 }

@@ -8,7 +8,9 @@
 //! 2. rewrite each tool that reads the roots (`lookup` for the body, `tool` for the parameter):
 //!    shape A, a tool that asks itself; shape C, a tool that calls a helper asking for them (the
 //!    helper goes when no one else calls it); shape B, tools reading a cache that
-//!    `on_initialized`/`on_roots_list_changed` fill (`cache`: the cache and the refresh go);
+//!    `on_initialized`/`on_roots_list_changed` fill (`cache`: the cache and the refresh go); and
+//!    the arms of a hand-written `call_tool` handler, with the schemas `list_tools` writes by hand
+//!    (`handler`);
 //! 3. companion edits (`companion`): the tools' `inputSchema` JSON files, and the roots capability
 //!    once nothing uses roots;
 //! 4. imports the rewrite left unused go; every changed file must parse again, or the crate's whole
@@ -18,6 +20,7 @@
 
 pub mod cache;
 pub mod companion;
+pub mod handler;
 pub mod index;
 pub mod lookup;
 pub mod run;
@@ -118,6 +121,7 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
     let bases: Vec<usize> = parsed.iter().map(|p| p.as_ref().map_or(0, |p| p.base)).collect();
     let index = Index::build(&parsed, &texts);
     let derives = derives_of(manifest);
+    let tool_defs = handler::tool_defs(&parsed);
 
     // The functions that request the roots, with the ranges of their requests.
     let mut calls: Vec<(usize, Vec<Range<usize>>)> = Vec::new();
@@ -148,7 +152,9 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
     let mut units: Vec<Unit> = Vec::new();
     // Tools to rewrite, with the helpers they call.
     let mut tool_jobs: BTreeMap<usize, HashMap<String, HelperInline>> = BTreeMap::new();
-    // Helpers (shape C): their index and the tools calling them.
+    // Hand-written `call_tool` handlers to rewrite, with the helpers and methods their arms call.
+    let mut handler_jobs: BTreeMap<usize, handler::HandlerJob> = BTreeMap::new();
+    // Helpers (shape C): their index and the tools (or handlers) calling them.
     let mut helpers: Vec<(usize, Vec<usize>)> = Vec::new();
     // Imports (`leaf\0path`) tools need for what is inlined from helpers.
     let mut helper_imports: BTreeMap<usize, Vec<String>> = BTreeMap::new();
@@ -162,14 +168,8 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
             }
         } else if site.is_tool {
             tool_jobs.entry(*fi).or_default();
-        } else if site.name() == "call_tool" && site.impl_trait.is_some() {
-            refuse_fn(
-                &mut out,
-                *fi,
-                "a hand-written `call_tool` handler: the codemod rewrites `#[tool]` methods, whose input schema comes from \
-                 their `Parameters<T>` struct"
-                    .into(),
-            );
+        } else if handler::is_handler(site) {
+            handler_jobs.entry(*fi).or_default();
         } else if site.impl_trait.is_some() {
             refuse_fn(
                 &mut out,
@@ -181,16 +181,22 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
             );
         } else {
             let name = site.name();
+            let callers: Vec<usize> =
+                index.fns.iter().enumerate().filter(|(j, f)| *j != *fi && f.mentions(&name)).map(|(j, _)| j).collect();
             let inline = match lookup::helper_inline(&src, site.sig, site.block) {
                 Ok(h) => h,
+                // A method doing one hand-written tool's work, called by the handler with the context.
+                Err(_) if matches!(callers.as_slice(), [c] if handler::is_handler(&index.fns[*c])) => {
+                    handler_jobs.entry(callers[0]).or_default().methods.push(*fi);
+                    continue;
+                }
                 Err(r) => {
                     refuse_fn(&mut out, *fi, format!("the helper `{name}`: {}", r.reason));
                     continue;
                 }
             };
-            let callers: Vec<usize> =
-                index.fns.iter().enumerate().filter(|(j, f)| *j != *fi && f.mentions(&name)).map(|(j, _)| j).collect();
-            if let Some(&j) = callers.iter().find(|j| !index.fns[**j].is_tool) {
+            let is_caller_ok = |j: usize| index.fns[j].is_tool || handler::is_handler(&index.fns[j]);
+            if let Some(&j) = callers.iter().find(|j| !is_caller_ok(**j)) {
                 refuse_fn(
                     &mut out,
                     *fi,
@@ -213,7 +219,11 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
                 .map(|(leaf, path)| format!("{leaf}\u{0}{path}"))
                 .collect();
             for &c in &callers {
-                tool_jobs.entry(c).or_default().insert(name.clone(), inline.clone());
+                if handler::is_handler(&index.fns[c]) {
+                    handler_jobs.entry(c).or_default().helpers.insert(name.clone(), inline.clone());
+                } else {
+                    tool_jobs.entry(c).or_default().insert(name.clone(), inline.clone());
+                }
                 helper_imports.entry(c).or_default().extend(imports.iter().cloned());
             }
             helpers.push((*fi, callers));
@@ -237,6 +247,27 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
                 for (h, callers) in &helpers {
                     if callers.contains(ti) {
                         refuse_fn(&mut out, *h, reason.clone());
+                    }
+                }
+            }
+        }
+    }
+    // Hand-written `call_tool` handlers, each whole or not at all.
+    let crate_view = handler::Crate { index: &index, texts: &texts, bases: &bases, tools: &tool_defs };
+    for (hi, job) in &handler_jobs {
+        match handler::plan_handler(&crate_view, &index.fns[*hi], job) {
+            Ok(plan) => {
+                rewritten.insert(*hi);
+                units.push(Unit::Handler { handler: *hi, plan });
+            }
+            Err(r) => {
+                refuse_fn(&mut out, *hi, r.reason.clone());
+                for m in &job.methods {
+                    refuse_fn(&mut out, *m, r.reason.clone());
+                }
+                for (h, callers) in &helpers {
+                    if callers.contains(hi) {
+                        refuse_fn(&mut out, *h, r.reason.clone());
                     }
                 }
             }
@@ -279,22 +310,25 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
                 list.push(e);
             }
         }
+        // Imports the text inlined from helpers needs in the caller's file.
+        let mut import_helpers = |caller: usize, file: usize| {
+            let known: Vec<String> = parsed[file]
+                .as_ref()
+                .map(|p| use_leaves(&p.ast))
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(l, _)| l)
+                .collect();
+            for entry in helper_imports.get(&caller).into_iter().flatten() {
+                let (leaf, path) = entry.split_once('\u{0}').unwrap_or((entry, entry));
+                if !known.iter().any(|k| k == leaf) && !index.type_names.iter().any(|t| t == leaf) {
+                    extra_imports.entry(file).or_default().insert(path.to_owned());
+                }
+            }
+        };
         match unit {
             Unit::Tool { tool, plan } => {
-                let file = plan.file;
-                let known: Vec<String> = parsed[file]
-                    .as_ref()
-                    .map(|p| use_leaves(&p.ast))
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|(l, _)| l)
-                    .collect();
-                for entry in helper_imports.get(&tool).into_iter().flatten() {
-                    let (leaf, path) = entry.split_once('\u{0}').unwrap_or((entry, entry));
-                    if !known.iter().any(|k| k == leaf) && !index.type_names.iter().any(|t| t == leaf) {
-                        extra_imports.entry(file).or_default().insert(path.to_owned());
-                    }
-                }
+                import_helpers(tool, plan.file);
                 out.applied.push((plan.file, applied_title(&plan.param)));
                 if let Some(f) = plan.needs_parameters_import {
                     import_files.insert(f);
@@ -314,6 +348,13 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
             }
             Unit::Helper { helper, .. } => {
                 removed_names.insert(index.fns[helper].name());
+            }
+            Unit::Handler { handler, plan } => {
+                import_helpers(handler, plan.file);
+                for p in plan.params {
+                    out.applied.push((plan.file, applied_title(&p)));
+                    out.params.push(p);
+                }
             }
         }
     }
@@ -434,6 +475,7 @@ enum Unit {
     Tool { tool: usize, plan: ToolPlan },
     Cache { refresh: usize, plan: cache::CachePlan },
     Helper { helper: usize, edit: (usize, Edit) },
+    Handler { handler: usize, plan: handler::HandlerPlan },
 }
 
 impl Unit {
@@ -444,6 +486,7 @@ impl Unit {
                 plan.tools.iter().flat_map(|t| t.edits.iter().cloned()).chain(plan.cleanup.iter().cloned()).collect()
             }
             Unit::Helper { edit, .. } => vec![edit.clone()],
+            Unit::Handler { plan, .. } => plan.edits.clone(),
         }
     }
 
@@ -452,6 +495,7 @@ impl Unit {
             Unit::Tool { tool, .. } => (*tool, "the tool"),
             Unit::Cache { refresh, .. } => (*refresh, "the roots cache"),
             Unit::Helper { helper, .. } => (*helper, "the helper"),
+            Unit::Handler { handler, .. } => (*handler, "the `call_tool` handler"),
         }
     }
 }

@@ -70,8 +70,8 @@ pub struct Derives {
     pub schemars: bool,
 }
 
-const SINGULAR: &[&str] = &["path", "directory", "dir", "workdir", "project_path"];
-const PLURAL: &[&str] = &["paths", "directories", "dirs", "workdirs", "project_paths"];
+pub(super) const SINGULAR: &[&str] = &["path", "directory", "dir", "workdir", "project_path"];
+pub(super) const PLURAL: &[&str] = &["paths", "directories", "dirs", "workdirs", "project_paths"];
 
 pub fn description(need: Need) -> &'static str {
     match need {
@@ -83,7 +83,7 @@ pub fn description(need: Need) -> &'static str {
 
 /// Idents the rmcp roots, sampling and logging APIs are deprecated under; an `#[allow(deprecated)]`
 /// stays while the function still mentions one.
-const DEPRECATED_NAMES: &[&str] = &[
+pub(super) const DEPRECATED_NAMES: &[&str] = &[
     "list_roots",
     "roots",
     "uri",
@@ -274,18 +274,25 @@ pub fn plan_tool(
     }
     // `#[allow(deprecated)]` that only the roots needed.
     let new_body = render(src.text, src.range(site.block), &body_edits);
-    if !DEPRECATED_NAMES.iter().any(|n| mentions_ident(&new_body, n)) {
-        for attr in site.attrs {
-            if attr.path().is_ident("allow")
-                && attr.meta.to_token_stream().to_string().replace(' ', "") == "allow(deprecated)"
-            {
-                edits.push((site.file, Edit::delete(deletion(src.text, src.range(attr)))));
-            }
-        }
-    }
+    edits.extend(allow_deprecated_edits(&src, site.attrs, &new_body).into_iter().map(|e| (site.file, e)));
     edits.extend(body_edits.into_iter().map(|e| (site.file, e)));
     let param = NewParam { tool: site.tool_name(), name: field, need, description, created };
     Ok(ToolPlan { file: site.file, edits, param, needs_parameters_import: needs_import })
+}
+
+/// Deletes an `#[allow(deprecated)]` of a function whose new body no longer mentions anything
+/// deprecated that the codemod knows of.
+pub(super) fn allow_deprecated_edits(src: &Src, attrs: &[syn::Attribute], new_body: &str) -> Vec<Edit> {
+    if DEPRECATED_NAMES.iter().any(|n| mentions_ident(new_body, n)) {
+        return Vec::new();
+    }
+    attrs
+        .iter()
+        .filter(|a| {
+            a.path().is_ident("allow") && a.meta.to_token_stream().to_string().replace(' ', "") == "allow(deprecated)"
+        })
+        .map(|a| Edit::delete(deletion(src.text, src.range(a))))
+        .collect()
 }
 
 fn body_mentions(src: &Src, site: &FnSite, body_edits: &[Edit], name: &str, field: &str) -> bool {
@@ -295,7 +302,7 @@ fn body_mentions(src: &Src, site: &FnSite, body_edits: &[Edit], name: &str, fiel
 }
 
 /// A field at the end of a struct with named fields, in the layout of the field before it.
-fn add_field(src: &Src, st: &syn::ItemStruct, field: &str, ty: &str, doc: &str) -> Result<Edit, Refusal> {
+pub(super) fn add_field(src: &Src, st: &syn::ItemStruct, field: &str, ty: &str, doc: &str) -> Result<Edit, Refusal> {
     let syn::Fields::Named(named) = &st.fields else { unreachable!() };
     let Some(last) = named.named.last() else {
         let open = src.span(named.brace_token.span.open()).end;
@@ -364,7 +371,7 @@ fn new_struct(name: &str, tool: &str, field: &str, ty: &str, doc: &str, derives:
 }
 
 /// The range that removes argument `i` with one comma, and its line when it has one of its own.
-fn arg_deletion(src: &Src, site: &FnSite, i: usize) -> Range<usize> {
+pub(super) fn arg_deletion(src: &Src, site: &FnSite, i: usize) -> Range<usize> {
     let pairs: Vec<_> = site.sig.inputs.pairs().collect();
     let arg = src.range(pairs[i].value());
     if let Some(p) = pairs[i].punct() {
