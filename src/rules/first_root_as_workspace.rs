@@ -201,14 +201,27 @@ fn self_field(e: &Expr) -> Option<String> {
 
 /// Whether a roots rule looks at this function: Rust code that is not client code nor a test, in a
 /// file that has one of `words`.
-pub(crate) fn applies(cx: &Cx, f: &FnRef, words: &[&str]) -> bool {
+pub(crate) fn applies(cx: &mut Cx, f: &FnRef, words: &'static [&'static str]) -> bool {
     if cx.origin != Origin::Rust || cx.role() == Role::Client {
         return false;
     }
     if has_attr(f.attrs, "test") || cx.state_ref::<FileFacts>().is_some_and(|t| t.in_tests(cx.node_range(f.body))) {
         return false;
     }
-    words.iter().any(|w| cx.file.text.contains(w))
+    file_mentions(cx, words)
+}
+
+/// Whether the file's text has one of `words`: searched once per file and word list, not once
+/// per function (a file of a thousand functions would otherwise be read a thousand times).
+pub(crate) fn file_mentions(cx: &mut Cx, words: &'static [&'static str]) -> bool {
+    #[derive(Default)]
+    struct Mentions(Vec<(&'static [&'static str], bool)>);
+    if let Some(&(_, found)) = cx.state_ref::<Mentions>().and_then(|m| m.0.iter().find(|(k, _)| *k == words)) {
+        return found;
+    }
+    let found = words.iter().any(|w| cx.file.text.contains(w));
+    cx.state::<Mentions>().0.push((words, found));
+    found
 }
 
 /// The fields of `self` the file fills with roots.
