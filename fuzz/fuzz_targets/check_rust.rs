@@ -1,0 +1,16 @@
+//! Rust source → `check`: never panics; every range lies inside the file on character boundaries;
+//! every output format renders.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+#[path = "../../tests/support/invariants.rs"]
+mod invariants;
+
+fuzz_target!(|data: &[u8]| {
+    // Files that are not UTF-8 are skipped before parsing; the lossy text keeps mutated inputs useful.
+    let text = String::from_utf8_lossy(data);
+    for ctx in invariants::contexts() {
+        invariants::check_invariants("fuzz.rs", &text, &ctx);
+    }
+});
