@@ -475,16 +475,7 @@ mod tests {
     use crate::fix::{Mode, fix_text};
 
     fn findings(name: &str, text: &str) -> Vec<(usize, String)> {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(name);
-        check_text(&path, text.to_owned())
-            .into_iter()
-            .filter(|d| d.rule == "input-required-misuse")
-            .map(|d| {
-                let line = text[..d.range.start].lines().count().max(1);
-                (line, text[d.range.clone()].to_owned())
-            })
-            .collect()
+        crate::rules::test_support::spans_of("input-required-misuse", name, text)
     }
 
     fn check(text: &str) -> Vec<String> {

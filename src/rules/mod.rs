@@ -144,3 +144,17 @@ pub fn find(name: &str) -> Option<&'static dyn Rule> {
 pub fn all_meta() -> impl Iterator<Item = &'static RuleMeta> {
     ALL.iter().map(|r| r.meta()).chain([&PARSE_ERROR, &UNUSED_SUPPRESSION])
 }
+
+/// What rule unit tests share.
+#[cfg(test)]
+pub(crate) mod test_support {
+    /// (line, text) of one rule's findings in `text`, checked as a standalone file named `name`.
+    pub fn spans_of(rule: &str, name: &str, text: &str) -> Vec<(usize, String)> {
+        let dir = tempfile::tempdir().unwrap();
+        crate::engine::check_text(&dir.path().join(name), text.to_owned())
+            .into_iter()
+            .filter(|d| d.rule == rule)
+            .map(|d| (text[..d.range.start].lines().count().max(1), text[d.range.clone()].to_owned()))
+            .collect()
+    }
+}

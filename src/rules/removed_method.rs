@@ -772,16 +772,7 @@ mod tests {
     use crate::engine::check_text;
 
     fn findings(name: &str, text: &str) -> Vec<(usize, String)> {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(name);
-        check_text(&path, text.to_owned())
-            .into_iter()
-            .filter(|d| d.rule == "removed-method")
-            .map(|d| {
-                let line = text[..d.range.start].lines().count().max(1);
-                (line, text[d.range.clone()].to_owned())
-            })
-            .collect()
+        crate::rules::test_support::spans_of("removed-method", name, text)
     }
 
     fn check(text: &str) -> Vec<String> {

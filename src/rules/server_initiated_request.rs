@@ -819,20 +819,9 @@ fn collect_local_fns(items: &[syn::Item], out: &mut Vec<String>) {
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::check_text;
 
-    /// (line, text) of this rule's findings in `text`, checked as a standalone file.
     fn findings(name: &str, text: &str) -> Vec<(usize, String)> {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(name);
-        check_text(&path, text.to_owned())
-            .into_iter()
-            .filter(|d| d.rule == "server-initiated-request")
-            .map(|d| {
-                let line = text[..d.range.start].lines().count().max(1);
-                (line, text[d.range.clone()].to_owned())
-            })
-            .collect()
+        crate::rules::test_support::spans_of("server-initiated-request", name, text)
     }
 
     fn check(text: &str) -> Vec<String> {
