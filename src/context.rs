@@ -241,8 +241,8 @@ pub mod era {
         pub legacy: Option<(PathBuf, usize, &'static str)>,
     }
 
-    const MODERN_WORDS: &[&str] = &["2026-07-28", "V_2026_07_28", "server/discover"];
-    const LEGACY_WORDS: &[&str] = &[
+    pub const MODERN_WORDS: &[&str] = &["2026-07-28", "V_2026_07_28", "server/discover"];
+    pub const LEGACY_WORDS: &[&str] = &[
         "2025-11-25",
         "2025-06-18",
         "2025-03-26",

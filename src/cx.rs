@@ -75,6 +75,12 @@ impl<'a> Cx<'a> {
         self.span_range(node.span())
     }
 
+    /// A block's range from its braces: the same as `node_range(block)` without printing the
+    /// whole block to tokens (which `Spanned::span` does).
+    pub fn block_range(&self, block: &syn::Block) -> Range<usize> {
+        self.span_range(block.brace_token.span.join())
+    }
+
     /// From the start of one span to the end of another.
     pub fn join(&self, first: Span, last: Span) -> Range<usize> {
         self.span_range(first).start..self.span_range(last).end

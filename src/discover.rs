@@ -64,7 +64,8 @@ pub fn discover_excluding(paths: &[PathBuf], exclude: Option<Exclude>) -> Discov
             out.unreadable.push(Note { path: shown, message: format!("cannot read: {}", io_reason(&e)) });
             continue;
         }
-        out.walked.push(identity(arg));
+        let root = identity(arg);
+        out.walked.push(root.clone());
         let walker = ignore::WalkBuilder::new(arg)
             .hidden(false)
             .require_git(false)
@@ -84,7 +85,10 @@ pub fn discover_excluding(paths: &[PathBuf], exclude: Option<Exclude>) -> Discov
                 Ok(e) => {
                     let Some(file_type) = e.file_type() else { continue };
                     if file_type.is_file() {
-                        if FileKind::is_scanned(e.path()) && seen.insert(identity(e.path())) {
+                        // The walk follows no links, so a path below the canonical root is canonical:
+                        // no `canonicalize` (a syscall per path component) per file.
+                        let id = e.path().strip_prefix(arg).map_or_else(|_| identity(e.path()), |rel| root.join(rel));
+                        if FileKind::is_scanned(e.path()) && seen.insert(id) {
                             out.files.push((e.path().to_path_buf(), display_path(e.path())));
                         }
                     } else if let Some(message) = unwalked(&e, file_type) {

@@ -160,18 +160,29 @@ enum Work {
 }
 
 fn load(path: &Path, shown: &str, prefilter: &Prefilter, era_scanner: &EraScanner, opts: &Options) -> Loaded {
-    let text = match read_text(path, shown, opts.max_file_size) {
-        Ok(text) => text,
-        Err(note) => return Loaded { path: path.to_path_buf(), era: FileSignals::default(), work: Work::Skip(note) },
-    };
-    let era = era_scanner.file_signals(text.as_bytes());
-    let scan = prefilter.scan(text.as_bytes(), FileKind::of(path));
-    let work = if scan.active.is_empty() && !crate::suppress::may_have_directives(&text) {
-        Work::Nothing
-    } else {
-        Work::Check { shown: shown.to_owned(), text, scan }
-    };
-    Loaded { path: path.to_path_buf(), era, work }
+    thread_local! {
+        // One buffer per worker, reused: most files are read, searched once and dropped, so
+        // copying into a `String` of their own is kept for the few that need analysis.
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let loaded = |era: FileSignals, work: Work| Loaded { path: path.to_path_buf(), era, work };
+    BUFFER.with_borrow_mut(|bytes| {
+        let text = match read_into(path, shown, opts.max_file_size, bytes) {
+            Ok(text) => text,
+            Err(note) => return loaded(FileSignals::default(), Work::Skip(note)),
+        };
+        if !prefilter.may_matter(text.as_bytes()) {
+            return loaded(FileSignals::default(), Work::Nothing);
+        }
+        let era = era_scanner.file_signals(text.as_bytes());
+        let scan = prefilter.scan(text.as_bytes(), FileKind::of(path));
+        let work = if scan.active.is_empty() && !crate::suppress::may_have_directives(text) {
+            Work::Nothing
+        } else {
+            Work::Check { shown: shown.to_owned(), text: text.to_owned(), scan }
+        };
+        loaded(era, work)
+    })
 }
 
 /// Each crate whose folder lies inside a walked folder gets the era signals of its files as the
@@ -190,8 +201,12 @@ fn seed_eras(contexts: &CrateContexts, walked: &[PathBuf], loaded: &[Loaded]) {
         if !walked.iter().any(|w| crate_dir.starts_with(w)) {
             continue;
         }
-        let canonical = std::fs::canonicalize(&l.path).unwrap_or_else(|_| l.path.clone());
-        crates.entry(crate_dir).or_default().add(&canonical, l.era);
+        let signals = crates.entry(crate_dir).or_default();
+        // Most files name no revision: only those need their real path (a syscall per folder).
+        if l.era.modern.is_some() || l.era.legacy.is_some() {
+            let canonical = std::fs::canonicalize(&l.path).unwrap_or_else(|_| l.path.clone());
+            signals.add(&canonical, l.era);
+        }
     }
     for (dir, signals) in crates {
         contexts.seed(dir, signals);
@@ -217,17 +232,32 @@ pub fn thread_pool(opts: &Options) -> rayon::ThreadPool {
 
 /// Reads a file as UTF-8 text within the size limit, or says why it is skipped.
 pub fn read_text(path: &Path, shown: &str, max_file_size: u64) -> Result<String, Note> {
+    let mut bytes = Vec::new();
+    read_into(path, shown, max_file_size, &mut bytes)?;
+    // `read_into` checked the bytes are UTF-8.
+    Ok(String::from_utf8(bytes).expect("checked UTF-8"))
+}
+
+/// `read_text` into a buffer the caller keeps (its old contents are dropped): the file's text, or
+/// why it is skipped.
+fn read_into<'b>(path: &Path, shown: &str, max_file_size: u64, bytes: &'b mut Vec<u8>) -> Result<&'b str, Note> {
+    use std::io::Read;
     let skip = |message: String| Note { path: shown.to_owned(), message };
-    match std::fs::metadata(path) {
-        Ok(m) if m.len() > max_file_size => {
-            return Err(skip(format!("larger than {max_file_size} bytes ({} bytes); skipped", m.len())));
-        }
-        Ok(_) => {}
-        Err(e) => return Err(skip(format!("cannot read: {}", io_reason(&e)))),
+    let cannot_read = |e: std::io::Error| skip(format!("cannot read: {}", io_reason(&e)));
+    bytes.clear();
+    let file = std::fs::File::open(path).map_err(cannot_read)?;
+    let len = file.metadata().map_err(cannot_read)?.len();
+    if len > max_file_size {
+        return Err(skip(format!("larger than {max_file_size} bytes ({len} bytes); skipped")));
     }
-    let bytes = std::fs::read(path).map_err(|e| skip(format!("cannot read: {}", io_reason(&e))))?;
-    String::from_utf8(bytes)
-        .map_err(|e| skip(format!("not valid UTF-8 (at byte {}); skipped", e.utf8_error().valid_up_to())))
+    bytes.reserve(len as usize);
+    // Read at most one byte past the limit: a file that grew since `metadata` is still refused.
+    file.take(max_file_size + 1).read_to_end(bytes).map_err(cannot_read)?;
+    if bytes.len() as u64 > max_file_size {
+        let size = bytes.len();
+        return Err(skip(format!("larger than {max_file_size} bytes (at least {size} bytes); skipped")));
+    }
+    std::str::from_utf8(bytes).map_err(|e| skip(format!("not valid UTF-8 (at byte {}); skipped", e.valid_up_to())))
 }
 
 /// Checks text that did not come from a scanned file (standard input) as if it were the file at
@@ -368,8 +398,7 @@ fn finish(
 /// Checks text as if it were the file at `path`, with every rule and the role found by the
 /// prefilter's words; the crate context comes from the manifests around `path`.
 pub fn check_text(path: &Path, text: String) -> Vec<Diagnostic> {
-    let prefilter = Prefilter::new(rules::ALL, false);
-    let scan = prefilter.scan(text.as_bytes(), FileKind::of(path));
+    let scan = Prefilter::every_rule().scan(text.as_bytes(), FileKind::of(path));
     let crate_ctx = CrateContexts::default().for_file(path);
     let file = SourceFile::new(path.to_path_buf(), crate::discover::display_path(path), text);
     check_file(&file, &crate_ctx, &scan.active, scan.role)
@@ -453,7 +482,7 @@ impl Workspace {
     /// Checks a document's current text as the CLI would check the file at `path` (its
     /// configuration, era and suppressions applied), every rule that can fire in it.
     pub fn check_document(&self, path: &Path, text: String) -> Vec<Diagnostic> {
-        let scan = Prefilter::new(rules::ALL, false).scan(text.as_bytes(), FileKind::of(path));
+        let scan = Prefilter::every_rule().scan(text.as_bytes(), FileKind::of(path));
         let settings = self.settings.for_file(path);
         let active = settings.rules_among(&scan.active);
         let crate_ctx = crate_context(&self.contexts, path, &settings);
@@ -463,7 +492,7 @@ impl Workspace {
 
     /// The document with every fix of `mode` applied, as `mcp-lint fix` would write the file.
     pub fn fix_document(&self, path: &Path, text: String, mode: crate::fix::Mode) -> crate::fix::FileFix {
-        let scan = Prefilter::new(rules::ALL, false).scan(text.as_bytes(), FileKind::of(path));
+        let scan = Prefilter::every_rule().scan(text.as_bytes(), FileKind::of(path));
         let settings = self.settings.for_file(path);
         let active = settings.rules_among(&scan.active);
         let crate_ctx = crate_context(&self.contexts, path, &settings);

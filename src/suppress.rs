@@ -74,7 +74,7 @@ pub struct Suppressions {
 /// Where the syntax node that starts at each anchor ends (see `rust_extents`, `json_extents`).
 pub type Extents = HashMap<usize, usize>;
 
-const MARKER: &str = "mcp-lint:";
+pub const MARKER: &str = "mcp-lint:";
 
 /// Whether a text may hold suppression comments (one substring search).
 pub fn may_have_directives(text: &str) -> bool {

@@ -227,7 +227,7 @@ fn empty_files_are_checked_and_clean() {
     write(dir.path(), "blank.jsonl", "\n\r\n  \n");
     let out = mcp_lint().current_dir(dir.path()).args(["check", "--no-prefilter", "."]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("no findings (6 files checked)"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("no findings (6 files checked, 6 parsed)"));
 }
 
 #[test]

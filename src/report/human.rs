@@ -24,18 +24,23 @@ pub fn write(out: &mut dyn WriteColor, result: &RunResult) -> std::io::Result<()
     });
     let files = result.reports.len();
     if errors + warnings == 0 {
-        writeln!(out, "mcp-lint: no findings ({} files checked)", result.files_scanned)?;
+        writeln!(out, "mcp-lint: no findings ({})", checked(result))?;
     } else {
         writeln!(
             out,
-            "mcp-lint: {errors} {}, {warnings} {} in {files} {} ({} files checked)",
+            "mcp-lint: {errors} {}, {warnings} {} in {files} {} ({})",
             plural(errors, "error"),
             plural(warnings, "warning"),
             plural(files, "file"),
-            result.files_scanned
+            checked(result)
         )?;
     }
     Ok(())
+}
+
+/// How much was read and how much of it needed parsing (the rest had no word any rule needs).
+fn checked(result: &RunResult) -> String {
+    format!("{} files checked, {} parsed", result.files_scanned, result.files_parsed)
 }
 
 fn plural(n: usize, word: &str) -> String {

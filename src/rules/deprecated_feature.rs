@@ -56,7 +56,7 @@ static META: RuleMeta = RuleMeta {
         "create_message",
         "logging_message",
         "ClientCapabilities",
-        "ServerCapabilities",
+        "\\bServerCapabilities",
         "includeContext",
         "ThisServer",
         "AllServers",

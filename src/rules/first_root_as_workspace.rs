@@ -32,7 +32,7 @@ use syn::{BinOp, Expr, Lit, Pat, Type, UnOp};
 use crate::context::{Impact, Role};
 use crate::cx::{Cx, Origin};
 use crate::rules::{FnRef, Rule, RuleMeta};
-use crate::rust::syntax::{has_attr, method_call_range, path_ends_with};
+use crate::rust::syntax::{has_attr, method_call_range, mod_range, path_ends_with};
 
 pub struct FirstRootAsWorkspace;
 
@@ -205,7 +205,7 @@ pub(crate) fn applies(cx: &mut Cx, f: &FnRef, words: &'static [&'static str]) ->
     if cx.origin != Origin::Rust || cx.role() == Role::Client {
         return false;
     }
-    if has_attr(f.attrs, "test") || cx.state_ref::<FileFacts>().is_some_and(|t| t.in_tests(cx.node_range(f.body))) {
+    if has_attr(f.attrs, "test") || cx.state_ref::<FileFacts>().is_some_and(|t| t.in_tests(cx.block_range(f.body))) {
         return false;
     }
     file_mentions(cx, words)
@@ -239,7 +239,7 @@ fn collect_test_mods(cx: &Cx, items: &[syn::Item], out: &mut Vec<Range<usize>>) 
                 a.path().is_ident("cfg") && a.meta.require_list().is_ok_and(|l| tokens_have_ident(&l.tokens, "test"))
             });
             if cfg_test {
-                out.push(cx.node_range(m));
+                out.push(mod_range(cx, m));
             } else {
                 collect_test_mods(cx, items, out);
             }

@@ -38,7 +38,7 @@ static META: RuleMeta = RuleMeta {
     impact: Impact::Violation,
     // Every finding is about an `input_required` result (`"input_required"`, `InputRequiredResult`)
     // or what sits under its `inputRequests`.
-    triggers: &["input_required", "InputRequired", "inputRequests"],
+    triggers: &["input_required", "\\bInputRequired", "inputRequests"],
     json_triggers: &[],
     help: None,
     fixable: true,
@@ -95,7 +95,7 @@ impl Rule for InputRequiredMisuse {
     }
 
     fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
-        let body = cx.node_range(f.body);
+        let body = cx.block_range(f.body);
         let is_test = f.attrs.iter().any(|a| a.path().segments.last().is_some_and(|s| s.ident == "test"));
         let state = cx.state::<FnBodies>();
         state.bodies.push(body.clone());

@@ -32,7 +32,7 @@ use crate::cx::{Cx, Origin};
 use crate::diagnostic::{Applicability, Fix};
 use crate::json::{JsonKind, JsonNode, Step};
 use crate::rules::{FnRef, Rule, RuleMeta};
-use crate::rust::syntax::{last_ident, path_ends_with, str_value};
+use crate::rust::syntax::{fn_item_range, last_ident, mod_range, path_ends_with, str_value};
 
 pub struct LegacyProtocolVersion;
 
@@ -133,13 +133,13 @@ fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
 fn collect_tests(cx: &Cx, items: &[syn::Item], out: &mut Vec<Range<usize>>) {
     for item in items {
         match item {
-            syn::Item::Mod(m) if is_cfg_test(&m.attrs) => out.push(cx.node_range(m)),
+            syn::Item::Mod(m) if is_cfg_test(&m.attrs) => out.push(mod_range(cx, m)),
             syn::Item::Mod(m) => {
                 if let Some((_, inner)) = &m.content {
                     collect_tests(cx, inner, out);
                 }
             }
-            syn::Item::Fn(f) if is_test_attr(&f.attrs) || is_cfg_test(&f.attrs) => out.push(cx.node_range(f)),
+            syn::Item::Fn(f) if is_test_attr(&f.attrs) || is_cfg_test(&f.attrs) => out.push(fn_item_range(cx, f)),
             _ => {}
         }
     }
@@ -249,7 +249,7 @@ impl Rule for LegacyProtocolVersion {
     fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
         // Test methods in impls and functions nested in bodies (free ones were collected per file).
         if is_test_attr(f.attrs) {
-            let range = cx.span_range(f.sig.fn_token.span).start..cx.node_range(f.body).end;
+            let range = cx.span_range(f.sig.fn_token.span).start..cx.block_range(f.body).end;
             cx.state::<State>().tests.push(range);
         }
     }

@@ -41,7 +41,9 @@ pub struct RuleMeta {
     pub impact: Impact,
     /// Case-sensitive words a file must contain for the rule to fire at all. The prefilter skips
     /// parsing files that contain none of the enabled rules' words, so every way the rule can fire
-    /// must need one of them (a test runs every fixture with the prefilter off to prove it).
+    /// must need one of them (a test runs every fixture with the prefilter off to prove it). A word
+    /// written `\bWord` counts only where an identifier starts (`prefilter::WORD_START`): for
+    /// names that other APIs embed in longer ones (`SetServerCapabilities`, `playlistChanged`).
     pub triggers: &'static [&'static str],
     /// Words that matter only inside JSON: they activate the rule for JSON files, and for a Rust
     /// file only when it also contains `json!` (a quoted key such as `"result"` is common in Rust

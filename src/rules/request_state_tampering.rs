@@ -39,7 +39,7 @@ static META: RuleMeta = RuleMeta {
     summary: "A client parses, decodes or rewrites `requestState`, or sends one the server never gave",
     impact: Impact::Violation,
     // Every finding is about the state itself: its JSON key or one of the SDK spellings.
-    triggers: &["requestState", "request_state", "RequestState"],
+    triggers: &["requestState", "request_state", "\\bRequestState"],
     json_triggers: &[],
     help: Some(HELP),
     fixable: false,
@@ -57,7 +57,7 @@ impl Rule for RequestStateTampering {
 
     fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
         let role = cx.role();
-        if !flow::fn_mentions_state(f) || (role == Role::Unknown && !flow::mcp_context(cx)) {
+        if !flow::fn_mentions_state(cx, f) || (role == Role::Unknown && !flow::mcp_context(cx)) {
             return;
         }
         let (ops, invented) = flow::walk_fn(cx, f, true).into_parts();
@@ -201,7 +201,9 @@ pub(crate) mod flow {
     use crate::cx::Cx;
     use crate::json::{self, JsonKind, JsonNode, Step};
     use crate::rules::FnRef;
-    use crate::rust::syntax::{last_ident, method_call_range, str_value, tokens_mention};
+    use crate::rust::syntax::{
+        block_text, fn_text, last_ident, method_call_range, str_value, text_may_mention, tokens_mention,
+    };
 
     #[derive(Clone, Copy, PartialEq, Eq, Debug)]
     pub enum Side {
@@ -436,7 +438,11 @@ pub(crate) mod flow {
     }
 
     /// Whether a fn mentions `requestState` at all (its key, a field, the extractor).
-    pub fn fn_mentions_state(f: &FnRef) -> bool {
+    pub fn fn_mentions_state(cx: &Cx, f: &FnRef) -> bool {
+        // What `mentions_state` looks for, as it reads in the source.
+        if !text_may_mention(fn_text(cx, f.sig, f.body), &["request_state", "RequestState", "requestState"]) {
+            return false;
+        }
         mentions_state(&f.sig.to_token_stream()) || mentions_state(&f.body.to_token_stream())
     }
 
@@ -462,8 +468,20 @@ pub(crate) mod flow {
     }
 
     /// Whether a fn checks integrity (see `INTEGRITY_WORDS`, `SEAL_METHODS`).
-    pub fn has_integrity_check(f: &FnRef) -> bool {
+    pub fn has_integrity_check(cx: &Cx, f: &FnRef) -> bool {
+        if !integrity_may_be_in(fn_text(cx, f.sig, f.body)) {
+            return false;
+        }
         integrity_in(&f.sig.to_token_stream()) || integrity_in(&f.body.to_token_stream())
+    }
+
+    /// Whether `integrity_in` can find anything in tokens cut from this text: the words it looks
+    /// for, compared as it compares them.
+    fn integrity_may_be_in(text: Option<&str>) -> bool {
+        let Some(text) = text else { return true };
+        let lower = text.to_ascii_lowercase();
+        INTEGRITY_WORDS.iter().chain(&["mac"]).any(|w| lower.contains(w))
+            || SEAL_METHODS.iter().any(|w| text.contains(w))
     }
 
     fn integrity_in(tokens: &TokenStream) -> bool {
@@ -524,9 +542,12 @@ pub(crate) mod flow {
     }
 
     fn helper_of(cx: &Cx, sig: &syn::Signature, body: &syn::Block, method: bool, out: &mut HashMap<String, Helper>) {
+        let decoders: Vec<&str> = FN_DECODERS.iter().chain(RECEIVER_DECODERS).chain(&["decode"]).copied().collect();
+        if !text_may_mention(block_text(cx, body), &decoders) {
+            return;
+        }
         let body_tokens = body.to_token_stream();
-        let decodes =
-            FN_DECODERS.iter().chain(RECEIVER_DECODERS).chain(&["decode"]).any(|w| tokens_mention(&body_tokens, w));
+        let decodes = decoders.iter().any(|w| tokens_mention(&body_tokens, w));
         if !decodes || integrity_in(&body_tokens) || integrity_in(&sig.to_token_stream()) {
             return;
         }

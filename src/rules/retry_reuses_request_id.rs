@@ -30,8 +30,9 @@ use crate::context::{Impact, Role};
 use crate::cx::Cx;
 use crate::json::jsonrpc::{MessageKind, Sender, TranscriptMessage, is_input_required_result};
 use crate::json::{self, JsonKind, JsonNode};
+use crate::prefilter::mentions;
 use crate::rules::{FnRef, Rule, RuleMeta};
-use crate::rust::syntax::{last_ident, str_value, tokens_mention};
+use crate::rust::syntax::{fn_text, last_ident, str_value, tokens_mention};
 
 pub struct RetryReusesRequestId;
 
@@ -39,13 +40,13 @@ pub struct RetryReusesRequestId;
 /// and in the loop or between the attempts; JSON: the `input_required` result or the retry's params).
 const MRTR_WORDS: &[&str] = &[
     "input_required",
-    "InputRequired",
+    "\\bInputRequired",
     "inputResponses",
     "input_responses",
     "InputResponses",
     "requestState",
     "request_state",
-    "RequestState",
+    "\\bRequestState",
 ];
 
 /// The MRTR words that belong to the retry request itself.
@@ -102,6 +103,10 @@ impl Rule for RetryReusesRequestId {
     fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
         // A server answers with the request's own id, which is right; only senders of requests retry.
         if cx.role() == Role::Server {
+            return;
+        }
+        // Every MRTR word in a token is in the function's source (`mentions` counts the same way).
+        if fn_text(cx, f.sig, f.body).is_some_and(|text| !MRTR_WORDS.iter().any(|w| mentions(text, w))) {
             return;
         }
         let mut mentions = Mentions::default();
@@ -1068,7 +1073,7 @@ fn mrtr_mentions(cx: &Cx, tokens: &TokenStream, out: &mut Mentions) {
             Some(tt @ (TokenTree::Ident(_) | TokenTree::Literal(_))) => {
                 // The token as written, so a match is always in the file's bytes (the prefilter's view).
                 let text = tt.to_string();
-                if MRTR_WORDS.iter().any(|w| text.contains(w)) {
+                if MRTR_WORDS.iter().any(|w| mentions(&text, w)) {
                     let at = cx.span_range(tt.span()).start;
                     out.all.push(at);
                     if RETRY_WORDS.iter().any(|w| text.contains(w)) {
@@ -1089,7 +1094,7 @@ fn mentions_mrtr(tokens: &TokenStream) -> bool {
         TokenTree::Group(g) => mentions_mrtr(&g.stream()),
         TokenTree::Ident(_) | TokenTree::Literal(_) => {
             let text = tt.to_string();
-            MRTR_WORDS.iter().any(|w| text.contains(w))
+            MRTR_WORDS.iter().any(|w| mentions(&text, w))
         }
         TokenTree::Punct(_) => false,
     })

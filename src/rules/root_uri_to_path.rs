@@ -36,7 +36,7 @@ use crate::rules::first_root_as_workspace::{
     FileFacts, Flow, Kind, Sink, Walker, applies, compact, int_lit, normalized, root_fields, strip,
 };
 use crate::rules::{FnRef, Rule, RuleMeta};
-use crate::rust::syntax::method_call_range;
+use crate::rust::syntax::{block_text, method_call_range, text_may_mention};
 
 pub struct RootUriToPath;
 
@@ -91,14 +91,20 @@ impl Rule for RootUriToPath {
         if !applies(cx, f, TRIGGERS) {
             return;
         }
-        let body = quote::ToTokens::to_token_stream(f.body);
+        // The body is printed to tokens only when its text has a word the tests below look for.
+        let text = block_text(cx, f.body);
+        let body = || quote::ToTokens::to_token_stream(f.body);
         // A function that percent-decodes what it cut did the conversion's main work by hand.
-        if idents_any(&body, &|i| i.contains("decode") || i.contains("unescape")) {
+        if text_may_mention(text, &["decode", "unescape"])
+            && idents_any(&body(), &|i| i.contains("decode") || i.contains("unescape"))
+        {
             return;
         }
         let scheme_tested = scheme_tested(f.body);
         // Outside roots, only code that works on files is turning the URI into a path.
-        let server = cx.role() == Role::Server && idents_any(&body, &|i| FS_WORDS.contains(&i));
+        let server = cx.role() == Role::Server
+            && text_may_mention(text, FS_WORDS)
+            && idents_any(&body(), &|i| FS_WORDS.contains(&i));
         let fields = root_fields(cx);
         let mut sink = UriCut { cx, server, scheme_tested };
         Walker::run(f, fields, &mut sink);

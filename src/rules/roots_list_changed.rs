@@ -32,7 +32,7 @@ static META: RuleMeta = RuleMeta {
     // (`enable_roots_list_changed`, `on_roots_list_changed`, …), as do the struct field, the JSON
     // snake-case key and the wire string; the JSON key and the non-standard wire string contain
     // `listChanged`; the SDK type and variant names contain `RootsListChanged`.
-    triggers: &["list_changed", "listChanged", "RootsListChanged"],
+    triggers: &["list_changed", "\\blistChanged", "RootsListChanged"],
     json_triggers: &[],
     help: Some(
         "2026-07-28 clients declare roots as `\"roots\": {}` and never send `notifications/roots/list_changed`; \

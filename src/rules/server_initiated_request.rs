@@ -34,7 +34,7 @@ use crate::diagnostic::Diagnostic;
 use crate::json::jsonrpc::{MessageKind, Sender, TranscriptMessage};
 use crate::json::{JsonKind, JsonNode, Step};
 use crate::rules::{FnRef, Rule, RuleMeta};
-use crate::rust::syntax::{method_call_range, path_ends_with, str_value, tokens_mention};
+use crate::rust::syntax::{method_call_range, path_ends_with, str_value, tokens_mention, type_mentions};
 
 pub struct ServerInitiatedRequest;
 
@@ -58,7 +58,7 @@ static META: RuleMeta = RuleMeta {
         "request_message_creation",
         "elicit",
         "Elicit",
-        "CreateMessage",
+        "\\bCreateMessage",
         "PingRequest",
         "ServerRequest",
         "sampling/createMessage",
@@ -589,12 +589,11 @@ fn chain_names(expr: &Expr, out: &mut Vec<String>) {
 /// Records the function's peer-like parameters (see `peer_like_receiver`). Idempotent, so several
 /// rules may call it for the same function.
 pub(crate) fn record_peer_params(cx: &mut Cx, f: &FnRef) {
-    let body = cx.node_range(f.body);
+    let body = cx.block_range(f.body);
     let mut names = Vec::new();
     for input in &f.sig.inputs {
         let syn::FnArg::Typed(pt) = input else { continue };
-        let ty = quote::ToTokens::to_token_stream(&pt.ty);
-        if !PEER_TYPES.iter().any(|t| tokens_mention(&ty, t)) {
+        if !type_mentions(&pt.ty, PEER_TYPES) {
             continue;
         }
         if let syn::Pat::Ident(pi) = &*pt.pat {

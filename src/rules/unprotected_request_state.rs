@@ -31,7 +31,7 @@ static META: RuleMeta = RuleMeta {
     summary: "A server decodes `requestState` into data with no integrity check (HMAC/AEAD or the SDK's codec)",
     impact: Impact::Violation,
     // Every finding is about the state: its JSON key or one of the SDK spellings.
-    triggers: &["requestState", "request_state", "RequestState"],
+    triggers: &["requestState", "request_state", "\\bRequestState"],
     json_triggers: &[],
     help: Some(HELP),
     fixable: false,
@@ -49,7 +49,7 @@ impl Rule for UnprotectedRequestState {
 
     fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
         let role = cx.role();
-        if role == Role::Client || !flow::fn_mentions_state(f) || flow::has_integrity_check(f) {
+        if role == Role::Client || !flow::fn_mentions_state(cx, f) || flow::has_integrity_check(cx, f) {
             return;
         }
         if role == Role::Unknown && !flow::mcp_context(cx) {

@@ -34,8 +34,97 @@ pub fn path_is(expr: &Expr, tail: &[&str]) -> bool {
 }
 
 pub fn path_ends_with(path: &syn::Path, tail: &[&str]) -> bool {
-    let segs: Vec<_> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    segs.len() >= tail.len() && segs[segs.len() - tail.len()..].iter().zip(tail).all(|(a, b)| a == b)
+    // Compared in place: rules call this for every path against tables of names.
+    let n = path.segments.len();
+    n >= tail.len() && path.segments.iter().skip(n - tail.len()).zip(tail).all(|(s, t)| s.ident == t)
+}
+
+/// Where an item starts: its first outer attribute (doc comments included), else its visibility,
+/// else `first` (the token after them).
+fn item_start(cx: &Cx, attrs: &[syn::Attribute], vis: &syn::Visibility, first: proc_macro2::Span) -> usize {
+    match (attrs.first(), vis) {
+        (Some(a), _) => cx.span_range(a.pound_token.span).start,
+        (None, syn::Visibility::Inherited) => cx.span_range(first).start,
+        (None, vis) => cx.node_range(vis).start,
+    }
+}
+
+/// `cx.node_range(m)` for a module, from its attributes to its closing brace or `;`, without
+/// printing the whole module to tokens.
+pub fn mod_range(cx: &Cx, m: &syn::ItemMod) -> Range<usize> {
+    let first = m.unsafety.map_or(m.mod_token.span, |u| u.span);
+    let end = match (&m.content, &m.semi) {
+        (Some((brace, _)), _) => cx.span_range(brace.span.close()).end,
+        (None, Some(semi)) => cx.span_range(semi.span).end,
+        (None, None) => cx.span_range(m.ident.span()).end,
+    };
+    item_start(cx, &m.attrs, &m.vis, first)..end
+}
+
+/// `cx.node_range(f)` for a free function, from its attributes to its closing brace.
+pub fn fn_item_range(cx: &Cx, f: &syn::ItemFn) -> Range<usize> {
+    let sig = syn::spanned::Spanned::span(&f.sig);
+    item_start(cx, &f.attrs, &f.vis, sig)..cx.block_range(&f.block).end
+}
+
+/// The source text of a function, from its first keyword to its closing brace. Every token of the
+/// function is a piece of it, so a word missing from it is in no token: a cheap test that spares
+/// printing the function to tokens. `None` when the spans do not point into the file.
+pub fn fn_text<'a>(cx: &Cx<'a>, sig: &syn::Signature, body: &syn::Block) -> Option<&'a str> {
+    let keywords = [
+        sig.constness.map(|t| t.span),
+        sig.asyncness.map(|t| t.span),
+        sig.unsafety.map(|t| t.span),
+        sig.abi.as_ref().map(|a| a.extern_token.span),
+    ];
+    let start = keywords.into_iter().flatten().map(|s| cx.span_range(s).start).min();
+    let start = start.unwrap_or(cx.span_range(sig.fn_token.span).start);
+    let end = cx.block_range(body).end;
+    (start < end).then(|| cx.text(start..end)).filter(|t| !t.is_empty())
+}
+
+/// `fn_text` for a block alone.
+pub fn block_text<'a>(cx: &Cx<'a>, body: &syn::Block) -> Option<&'a str> {
+    let range = cx.block_range(body);
+    (range.start < range.end).then(|| cx.text(range)).filter(|t| !t.is_empty())
+}
+
+/// Whether a function's or block's text (from `fn_text`, `block_text`) may contain one of `words`:
+/// false only when the text is known and has none of them.
+pub fn text_may_mention(text: Option<&str>, words: &[&str]) -> bool {
+    text.is_none_or(|t| words.iter().any(|w| t.contains(w)))
+}
+
+/// Whether a type names any of `names` as an identifier (`Peer` in `&Peer<RoleServer>`). Reads
+/// the tree: printing the type to tokens first costs an allocation per token.
+pub fn type_mentions(ty: &syn::Type, names: &[&str]) -> bool {
+    let mut finder = IdentFinder { names, found: false };
+    syn::visit::Visit::visit_type(&mut finder, ty);
+    finder.found
+}
+
+/// `type_mentions` for a whole signature: parameters, return type, generics.
+pub fn sig_mentions(sig: &syn::Signature, names: &[&str]) -> bool {
+    let mut finder = IdentFinder { names, found: false };
+    syn::visit::Visit::visit_signature(&mut finder, sig);
+    finder.found
+}
+
+struct IdentFinder<'n> {
+    names: &'n [&'n str],
+    found: bool,
+}
+
+impl<'ast> syn::visit::Visit<'ast> for IdentFinder<'_> {
+    fn visit_ident(&mut self, ident: &'ast proc_macro2::Ident) {
+        self.found |= self.names.iter().any(|n| ident == n);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        syn::visit::visit_macro(self, mac);
+        // A type macro's tokens are not syntax nodes; names in them count too.
+        self.found |= self.names.iter().any(|n| tokens_mention(&mac.tokens, n));
+    }
 }
 
 /// The last segment's name.
@@ -75,4 +164,37 @@ pub fn tokens_mention(tokens: &TokenStream, name: &str) -> bool {
 /// Whether an attribute list has an attribute whose path ends with `name` (`#[tool]`, `#[rmcp::tool]`).
 pub fn has_attr(attrs: &[syn::Attribute], name: &str) -> bool {
     attrs.iter().any(|a| a.path().segments.last().is_some_and(|s| s.ident == name))
+}
+
+#[cfg(test)]
+mod range_tests {
+    use super::*;
+    use crate::context::CrateContext;
+    use crate::cx::Origin;
+    use crate::source::SourceFile;
+    use syn::spanned::Spanned;
+
+    /// The cheap ranges agree with `node_range`, which prints the node to tokens.
+    #[test]
+    fn item_ranges_match_node_range() {
+        let text = "/// doc\n#[cfg(test)]\npub(crate) mod tests {\n    #[test]\n    fn t() { let x = 1; }\n}\nmod m;\npub async fn g() {}\nunsafe fn h() {}\n";
+        let parsed = crate::rust::parse::parse_rust(text).unwrap();
+        let file = SourceFile::new("a.rs".into(), "a.rs".into(), text.to_owned());
+        let ctx = CrateContext::default();
+        let cx = Cx::new(&file, &ctx, Origin::Rust);
+        let mut checked = 0;
+        for item in &parsed.file.items {
+            match item {
+                syn::Item::Mod(m) => assert_eq!(mod_range(&cx, m), cx.span_range(m.span())),
+                syn::Item::Fn(f) => {
+                    assert_eq!(fn_item_range(&cx, f), cx.span_range(f.span()));
+                    assert_eq!(cx.block_range(&f.block), cx.node_range(&*f.block));
+                }
+                _ => continue,
+            }
+            checked += 1;
+        }
+        assert_eq!(checked, 4);
+        proc_macro2::extra::invalidate_current_thread_spans();
+    }
 }

@@ -13,7 +13,7 @@ use crate::context::{Role, Sdk};
 use crate::cx::Cx;
 use crate::json::{self, JsonKind, JsonNode};
 use crate::rules::{FnRef, Rule};
-use crate::rust::syntax::{has_attr, tokens_mention};
+use crate::rust::syntax::{has_attr, sig_mentions};
 
 pub struct RuleVisitor<'c, 'a> {
     pub cx: &'c mut Cx<'a>,
@@ -36,10 +36,9 @@ impl<'c, 'a> RuleVisitor<'c, 'a> {
 
     fn enter_fn(&mut self, attrs: &[syn::Attribute], sig: &syn::Signature, body: &syn::Block) -> Role {
         let saved = self.cx.scope_role;
-        let sig_tokens = quote::ToTokens::to_token_stream(sig);
-        if tokens_mention(&sig_tokens, "RoleServer") || has_attr(attrs, "tool") || has_attr(attrs, "prompt") {
+        if sig_mentions(sig, &["RoleServer"]) || has_attr(attrs, "tool") || has_attr(attrs, "prompt") {
             self.cx.scope_role = Role::Server;
-        } else if tokens_mention(&sig_tokens, "RoleClient") {
+        } else if sig_mentions(sig, &["RoleClient"]) {
             self.cx.scope_role = Role::Client;
         }
         let f = FnRef { attrs, sig, body, impl_trait: self.impl_trait.clone() };
