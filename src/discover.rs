@@ -32,6 +32,16 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
 /// `discover`, skipping what `exclude` excludes: walked folders and files silently, files named on
 /// the command line with a note.
 pub fn discover_excluding(paths: &[PathBuf], exclude: Option<Exclude>) -> Discovered {
+    discover_each(paths, exclude, &mut |_, _, _| {})
+}
+
+/// `discover_excluding`, calling `found(index, path, shown)` for each file as soon as it is
+/// found (`index` is its place in `files`), so a run can read files while the walk goes on.
+pub fn discover_each(
+    paths: &[PathBuf],
+    exclude: Option<Exclude>,
+    found: &mut dyn FnMut(usize, &Path, &str),
+) -> Discovered {
     let mut out = Discovered::default();
     let mut seen: HashSet<PathBuf> = HashSet::new();
     for arg in paths {
@@ -51,6 +61,7 @@ pub fn discover_excluding(paths: &[PathBuf], exclude: Option<Exclude>) -> Discov
             } else if let Some(why) = exclude.as_ref().and_then(|x| x(arg)) {
                 out.notes.push(Note { path: shown, message: format!("{why}; skipped") });
             } else if seen.insert(identity(arg)) {
+                found(out.files.len(), arg, &shown);
                 out.files.push((arg.clone(), shown));
             }
             continue;
@@ -89,7 +100,9 @@ pub fn discover_excluding(paths: &[PathBuf], exclude: Option<Exclude>) -> Discov
                         // no `canonicalize` (a syscall per path component) per file.
                         let id = e.path().strip_prefix(arg).map_or_else(|_| identity(e.path()), |rel| root.join(rel));
                         if FileKind::is_scanned(e.path()) && seen.insert(id) {
-                            out.files.push((e.path().to_path_buf(), display_path(e.path())));
+                            let shown = display_path(e.path());
+                            found(out.files.len(), e.path(), &shown);
+                            out.files.push((e.path().to_path_buf(), shown));
                         }
                     } else if let Some(message) = unwalked(&e, file_type) {
                         out.notes.push(Note { path: display_path(e.path()), message: message.into() });

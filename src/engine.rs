@@ -12,7 +12,7 @@ use crate::context::era::{EraScanner, FileSignals, Signals};
 use crate::context::{CrateContext, CrateContexts};
 use crate::cx::{Cx, Origin};
 use crate::diagnostic::{Diagnostic, Note};
-use crate::discover::{discover_excluding, io_reason};
+use crate::discover::{Discovered, discover_each, io_reason};
 use crate::json::{self, jsonrpc};
 use crate::prefilter::{Prefilter, Scan};
 use crate::rules::{self, Rule};
@@ -93,12 +93,30 @@ enum Outcome {
 
 pub fn check_paths(paths: &[PathBuf], opts: &Options) -> RunResult {
     let settings = opts.settings.clone();
-    let found = discover_excluding(paths, Some(Arc::new(move |p: &Path| settings.excluded(p))));
+    let exclude: crate::discover::Exclude = Arc::new(move |p: &Path| settings.excluded(p));
+    let prefilter = Prefilter::new(&opts.rules, opts.prefilter);
+    let era_scanner = EraScanner::default();
+    let pool = thread_pool(opts);
+    // Files are read and scanned by the workers while this thread walks on (as ripgrep does):
+    // the walk waits on the file system, the scan on the CPU.
+    let loaded: std::sync::Mutex<Vec<(usize, Loaded)>> = std::sync::Mutex::new(Vec::new());
+    let found = pool.in_place_scope(|scope| {
+        discover_each(paths, Some(exclude), &mut |index, path, shown| {
+            let (path, shown) = (path.to_path_buf(), shown.to_owned());
+            let (loaded, prefilter, era_scanner) = (&loaded, &prefilter, &era_scanner);
+            scope.spawn(move |_| {
+                let l = load(&path, &shown, prefilter, era_scanner, opts);
+                loaded.lock().expect("no worker panics holding it").push((index, l));
+            });
+        })
+    });
     let config_errors = opts.settings.errors();
     if !config_errors.is_empty() {
         return RunResult { config_errors, ..Default::default() };
     }
-    check_discovered(found, opts)
+    let mut loaded = loaded.into_inner().expect("no worker panicked holding it");
+    loaded.sort_by_key(|(index, _)| *index);
+    analyse_loaded(found, loaded.into_iter().map(|(_, l)| l).collect(), &pool, opts)
 }
 
 /// The run after discovery: each found file read, checked and collected. Separate from
@@ -107,9 +125,8 @@ pub fn check_paths(paths: &[PathBuf], opts: &Options) -> RunResult {
 /// Two passes: every file is read and scanned once (trigger words, roles, protocol revisions),
 /// then only the files some rule can fire in are parsed and analysed. Between them, each crate
 /// the run walked whole gets its era from what the first pass saw, so no crate is read twice.
-pub fn check_discovered(found: crate::discover::Discovered, opts: &Options) -> RunResult {
+pub fn check_discovered(found: Discovered, opts: &Options) -> RunResult {
     let prefilter = Prefilter::new(&opts.rules, opts.prefilter);
-    let contexts = CrateContexts::default();
     let era_scanner = EraScanner::default();
     let pool = thread_pool(opts);
     let loaded: Vec<Loaded> = pool.install(|| {
@@ -120,7 +137,17 @@ pub fn check_discovered(found: crate::discover::Discovered, opts: &Options) -> R
             .map(|(path, shown)| load(path, shown, &prefilter, &era_scanner, opts))
             .collect()
     });
+    analyse_loaded(found, loaded, &pool, opts)
+}
+
+/// The second pass: eras seeded from what the first pass saw, then the files that need it
+/// parsed and analysed, largest first (a big file started last would keep one worker busy
+/// while the others wait), each worker taking one file at a time.
+fn analyse_loaded(found: Discovered, loaded: Vec<Loaded>, pool: &rayon::ThreadPool, opts: &Options) -> RunResult {
+    let contexts = CrateContexts::default();
     seed_eras(&contexts, &found.walked, &loaded);
+    let mut loaded = loaded;
+    loaded.sort_by_key(|l| std::cmp::Reverse(l.size()));
     let outcomes: Vec<Outcome> = pool
         .install(|| loaded.into_par_iter().with_max_len(1).map(|l| check_loaded_file(l, &contexts, opts)).collect());
 
@@ -146,6 +173,16 @@ struct Loaded {
     path: PathBuf,
     era: FileSignals,
     work: Work,
+}
+
+impl Loaded {
+    /// How much analysis the file needs, roughly: the length of its text.
+    fn size(&self) -> usize {
+        match &self.work {
+            Work::Check { text, .. } => text.len(),
+            _ => 0,
+        }
+    }
 }
 
 enum Work {
