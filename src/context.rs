@@ -108,7 +108,8 @@ impl CrateContext {
         let Ok(text) = std::fs::read_to_string(manifest) else { return cx };
         let Ok(doc) = text.parse::<toml::Table>() else { return cx };
         cx.name = doc.get("package").and_then(|p| p.get("name")).and_then(|n| n.as_str()).map(str::to_owned);
-        let locked = manifest.parent().map(read_lock_versions).unwrap_or_default();
+        // The lock file (often the largest TOML of a crate) is read only for a crate with an SDK.
+        let mut locked = None;
         let tables = ["dependencies", "dev-dependencies", "build-dependencies"];
         let mut deps: Vec<(&String, &toml::Value)> = Vec::new();
         for t in tables {
@@ -130,6 +131,7 @@ impl CrateContext {
                 toml::Value::String(v) => Some(v.clone()),
                 other => other.get("version").and_then(|v| v.as_str()).map(str::to_owned),
             };
+            let locked = locked.get_or_insert_with(|| manifest.parent().map(read_lock_versions).unwrap_or_default());
             let version = locked.get(name).cloned().or(requirement);
             cx.sdks.push(SdkDependency { sdk, crate_name: name.to_owned(), version });
         }

@@ -3,6 +3,7 @@
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::ops::Range;
+use std::rc::Rc;
 
 use proc_macro2::Span;
 use syn::spanned::Spanned;
@@ -10,6 +11,7 @@ use syn::spanned::Spanned;
 use crate::context::{CrateContext, Role, Sdk};
 use crate::diagnostic::Diagnostic;
 use crate::rules::RuleMeta;
+use crate::rust::macro_body::{MacroBodies, MacroBody};
 use crate::source::SourceFile;
 
 /// Where the node a rule is looking at came from.
@@ -36,6 +38,7 @@ pub struct Cx<'a> {
     pub(crate) diagnostics: Vec<Diagnostic>,
     /// Per-file state of rules (see `state`), dropped with the file.
     states: HashMap<TypeId, Box<dyn Any>>,
+    macro_bodies: MacroBodies,
 }
 
 impl<'a> Cx<'a> {
@@ -50,7 +53,13 @@ impl<'a> Cx<'a> {
             file_sdks: Vec::new(),
             diagnostics: Vec::new(),
             states: HashMap::new(),
+            macro_bodies: MacroBodies::default(),
         }
+    }
+
+    /// A macro's body read as code (see `rust::macro_body`), parsed once per file.
+    pub fn macro_body(&self, m: &syn::Macro) -> Option<Rc<MacroBody>> {
+        self.macro_bodies.get(m)
     }
 
     /// The role of the code at hand: the enclosing impl's or fn's when known, else the file's.

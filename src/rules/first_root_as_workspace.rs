@@ -22,16 +22,16 @@
 
 use std::collections::HashSet;
 use std::ops::Range;
+use std::rc::Rc;
 
 use proc_macro2::{TokenStream, TokenTree};
-use syn::parse::Parser;
-use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
 use syn::{BinOp, Expr, Lit, Pat, Type, UnOp};
 
 use crate::context::{Impact, Role};
 use crate::cx::{Cx, Origin};
 use crate::rules::{FnRef, Rule, RuleMeta};
+use crate::rust::macro_body::MacroBody;
 use crate::rust::syntax::{has_attr, method_call_range, mod_range, path_ends_with};
 
 pub struct FirstRootAsWorkspace;
@@ -287,6 +287,10 @@ impl FirstPick<'_, '_> {
 }
 
 impl Sink for FirstPick<'_, '_> {
+    fn macro_body(&self, m: &syn::Macro) -> Option<Rc<MacroBody>> {
+        self.cx.macro_body(m)
+    }
+
     fn expr(&mut self, flow: &mut Flow, e: &Expr) {
         match e {
             Expr::MethodCall(m) => {
@@ -1009,6 +1013,10 @@ pub(crate) trait Sink {
     fn expr(&mut self, flow: &mut Flow, e: &Expr);
     /// A pattern about to be matched against `value` (`let`, `if let`, `match` arms, `for`).
     fn pat(&mut self, _flow: &mut Flow, _pat: &Pat, _value: &Expr) {}
+    /// A macro's body read as code; sinks that hold the `Cx` share its per-file parses.
+    fn macro_body(&self, m: &syn::Macro) -> Option<Rc<MacroBody>> {
+        MacroBody::parse(m).map(Rc::new)
+    }
 }
 
 /// Walks one function body in order, keeping `Flow` up to date: `let` bindings, closure
@@ -1164,16 +1172,14 @@ impl<'ast, S: Sink> Visit<'ast> for Walker<'_, S> {
         if name == "json" || OUTPUT_MACROS.contains(&name.as_str()) {
             return;
         }
-        if let Ok(exprs) = Punctuated::<Expr, syn::Token![,]>::parse_terminated.parse2(m.tokens.clone()) {
-            for e in &exprs {
-                self.visit_expr(e);
+        match self.sink.macro_body(m).as_deref() {
+            Some(MacroBody::Exprs(exprs)) => exprs.iter().for_each(|e| self.visit_expr(e)),
+            Some(MacroBody::Stmts(stmts)) => {
+                let mark = self.flow.mark();
+                stmts.iter().for_each(|s| self.visit_stmt(s));
+                self.flow.reset(mark);
             }
-        } else if let Ok(stmts) = syn::Block::parse_within.parse2(m.tokens.clone()) {
-            let mark = self.flow.mark();
-            for s in &stmts {
-                self.visit_stmt(s);
-            }
-            self.flow.reset(mark);
+            None => {}
         }
     }
 }

@@ -23,8 +23,6 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
 
-use syn::parse::Parser;
-use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
 use syn::{Expr, Member};
 
@@ -406,42 +404,12 @@ impl<'ast> Visit<'ast> for PeerInfoFlow<'_, '_> {
     }
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        visit_macro_body(self, m);
-    }
-}
-
-/// A macro body as the engine's visitor reads it: comma-separated expressions, else statements.
-/// `json!` bodies are data and are left alone.
-enum MacroBody {
-    Exprs(Vec<Expr>),
-    Stmts(Vec<syn::Stmt>),
-}
-
-fn parse_macro_body(m: &syn::Macro) -> Option<MacroBody> {
-    if m.path.segments.last().is_some_and(|s| s.ident == "json") {
-        return None;
-    }
-    if let Ok(exprs) = Punctuated::<Expr, syn::Token![,]>::parse_terminated.parse2(m.tokens.clone()) {
-        return Some(MacroBody::Exprs(exprs.into_iter().collect()));
-    }
-    syn::Block::parse_within.parse2(m.tokens.clone()).ok().map(MacroBody::Stmts)
-}
-
-/// Visits a parsed macro body. The visitors here implement `Visit<'ast>` for every `'ast`, so the
-/// locally parsed nodes can go through the same visitor.
-fn visit_macro_body<V: for<'x> Visit<'x>>(v: &mut V, m: &syn::Macro) {
-    match parse_macro_body(m) {
-        Some(MacroBody::Exprs(exprs)) => {
-            for e in &exprs {
-                Visit::visit_expr(v, e);
-            }
+        if m.path.segments.last().is_some_and(|seg| seg.ident == "json") {
+            return;
         }
-        Some(MacroBody::Stmts(stmts)) => {
-            for s in &stmts {
-                Visit::visit_stmt(v, s);
-            }
+        if let Some(body) = self.cx.macro_body(m) {
+            body.visit(self);
         }
-        None => {}
     }
 }
 
@@ -704,7 +672,12 @@ impl<'ast, 's> Visit<'ast> for FieldReads<'_, '_, 's> {
     }
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        visit_macro_body(self, m);
+        if m.path.segments.last().is_some_and(|seg| seg.ident == "json") {
+            return;
+        }
+        if let Some(body) = self.cx.macro_body(m) {
+            body.visit(self);
+        }
     }
 
     fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {

@@ -22,6 +22,7 @@
 
 use std::collections::HashSet;
 use std::ops::Range;
+use std::rc::Rc;
 
 use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::Visit;
@@ -33,6 +34,7 @@ use crate::rules::first_root_as_workspace::{
     FileFacts, Flow, Kind, ROOTS_EVIDENCE, Sink, Walker, applies, base_of, compact, normalized, root_fields, strip,
 };
 use crate::rules::{FnRef, Rule, RuleMeta};
+use crate::rust::macro_body::MacroBody;
 use crate::rust::syntax::method_call_range;
 
 pub struct RootPrefixCheck;
@@ -81,6 +83,10 @@ struct PrefixCheck<'c, 'a> {
 }
 
 impl Sink for PrefixCheck<'_, '_> {
+    fn macro_body(&self, m: &syn::Macro) -> Option<Rc<MacroBody>> {
+        self.cx.macro_body(m)
+    }
+
     fn expr(&mut self, flow: &mut Flow, e: &Expr) {
         match e {
             Expr::Binary(b) if matches!(b.op, BinOp::And(_)) => {

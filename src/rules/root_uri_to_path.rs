@@ -25,6 +25,7 @@
 
 use std::collections::HashSet;
 use std::ops::Range;
+use std::rc::Rc;
 
 use syn::visit::Visit;
 use syn::{Expr, Lit, RangeLimits};
@@ -36,6 +37,7 @@ use crate::rules::first_root_as_workspace::{
     FileFacts, Flow, Kind, Sink, Walker, applies, compact, int_lit, normalized, root_fields, strip,
 };
 use crate::rules::{FnRef, Rule, RuleMeta};
+use crate::rust::macro_body::MacroBody;
 use crate::rust::syntax::{block_text, method_call_range, text_may_mention};
 
 pub struct RootUriToPath;
@@ -168,6 +170,10 @@ impl UriCut<'_, '_> {
 }
 
 impl Sink for UriCut<'_, '_> {
+    fn macro_body(&self, m: &syn::Macro) -> Option<Rc<MacroBody>> {
+        self.cx.macro_body(m)
+    }
+
     fn expr(&mut self, flow: &mut Flow, e: &Expr) {
         match e {
             Expr::MethodCall(m) => {

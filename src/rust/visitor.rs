@@ -13,6 +13,7 @@ use crate::context::{Role, Sdk};
 use crate::cx::Cx;
 use crate::json::{self, JsonKind, JsonNode};
 use crate::rules::{FnRef, Rule};
+use crate::rust::macro_body::MacroBody;
 use crate::rust::syntax::{has_attr, sig_mentions};
 
 pub struct RuleVisitor<'c, 'a> {
@@ -222,15 +223,10 @@ impl<'ast> Visit<'ast> for RuleVisitor<'_, '_> {
         }
         // Most macros take comma-separated expressions (format args, vec!, assert!); others take
         // statements. Whatever parses is visited like ordinary code.
-        let exprs = Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(m.tokens.clone());
-        if let Ok(exprs) = exprs {
-            for e in &exprs {
-                self.visit_expr(e);
-            }
-        } else if let Ok(stmts) = syn::Block::parse_within.parse2(m.tokens.clone()) {
-            for s in &stmts {
-                self.visit_stmt(s);
-            }
+        match self.cx.macro_body(m).as_deref() {
+            Some(MacroBody::Exprs(exprs)) => exprs.iter().for_each(|e| self.visit_expr(e)),
+            Some(MacroBody::Stmts(stmts)) => stmts.iter().for_each(|s| self.visit_stmt(s)),
+            None => {}
         }
     }
 }

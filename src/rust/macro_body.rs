@@ -1,0 +1,63 @@
+//! Macro bodies read as code: comma-separated expressions (format arguments, `vec!`, `assert!`),
+//! else statements. The engine's visitor and several rules' own walkers read the same bodies, so
+//! each body is parsed once per file (`Cx::macro_body`) however many of them ask.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+
+pub enum MacroBody {
+    Exprs(Vec<syn::Expr>),
+    Stmts(Vec<syn::Stmt>),
+}
+
+impl MacroBody {
+    /// The body as expressions, else as statements; `None` when it is neither (a DSL).
+    pub fn parse(m: &syn::Macro) -> Option<MacroBody> {
+        if let Ok(exprs) = Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(m.tokens.clone()) {
+            return Some(MacroBody::Exprs(exprs.into_iter().collect()));
+        }
+        syn::Block::parse_within.parse2(m.tokens.clone()).ok().map(MacroBody::Stmts)
+    }
+
+    /// Offers the body to a visitor, as ordinary code.
+    pub fn visit<V: for<'x> syn::visit::Visit<'x>>(&self, v: &mut V) {
+        match self {
+            MacroBody::Exprs(exprs) => exprs.iter().for_each(|e| v.visit_expr(e)),
+            MacroBody::Stmts(stmts) => stmts.iter().for_each(|s| v.visit_stmt(s)),
+        }
+    }
+}
+
+/// The bodies parsed so far in one file, by the byte range of the macro's delimiters (a body
+/// re-read from another macro's tokens keeps its place in the file, so it is found too).
+#[derive(Default)]
+pub struct MacroBodies(RefCell<HashMap<(usize, usize), Parsed>>);
+
+/// A body as parsed, or `None` when it is not code.
+type Parsed = Option<Rc<MacroBody>>;
+
+impl MacroBodies {
+    pub fn get(&self, m: &syn::Macro) -> Option<Rc<MacroBody>> {
+        let span = match &m.delimiter {
+            syn::MacroDelimiter::Paren(d) => d.span.join(),
+            syn::MacroDelimiter::Brace(d) => d.span.join(),
+            syn::MacroDelimiter::Bracket(d) => d.span.join(),
+        };
+        let range = span.byte_range();
+        if range.is_empty() {
+            // No location (tokens made in memory): nothing to key by.
+            return MacroBody::parse(m).map(Rc::new);
+        }
+        let key = (range.start, range.end);
+        if let Some(body) = self.0.borrow().get(&key) {
+            return body.clone();
+        }
+        let body = MacroBody::parse(m).map(Rc::new);
+        self.0.borrow_mut().insert(key, body.clone());
+        body
+    }
+}
