@@ -412,13 +412,23 @@ fn read_lock_versions(dir: &Path) -> HashMap<String, String> {
         return out;
     };
     let Ok(text) = std::fs::read_to_string(lock) else { return out };
-    let Ok(doc) = text.parse::<toml::Table>() else { return out };
-    for pkg in doc.get("package").and_then(|p| p.as_array()).into_iter().flatten() {
-        if let (Some(name), Some(version)) =
-            (pkg.get("name").and_then(|v| v.as_str()), pkg.get("version").and_then(|v| v.as_str()))
-            && Sdk::from_crate_name(name).is_some()
+    // Cargo writes each package as `[[package]]` then `name = "…"` and `version = "…"` lines:
+    // read line by line (a TOML parse of a large lock file cost more than the crate's analysis).
+    let value = |line: &str, key: &str| {
+        let rest = line.strip_prefix(key)?.trim_start().strip_prefix('=')?.trim();
+        rest.strip_prefix('"')?.strip_suffix('"').map(str::to_owned)
+    };
+    let mut name: Option<String> = None;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            name = None;
+        } else if let Some(n) = value(line, "name") {
+            name = Some(n);
+        } else if let (Some(n), Some(version)) = (&name, value(line, "version"))
+            && Sdk::from_crate_name(n).is_some()
         {
-            out.entry(name.to_owned()).or_insert_with(|| version.to_owned());
+            out.entry(n.clone()).or_insert(version);
         }
     }
     out

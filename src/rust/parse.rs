@@ -40,7 +40,9 @@ pub fn parse_rust(text: &str) -> Result<ParsedRust, ParseFailure> {
         let r = e.span().byte_range();
         ParseFailure { range: r.start + base..r.end + base, message: format!("cannot lex: {e}") }
     })?;
-    if let Some(range) = too_deep(&tokens) {
+    // Walking the tokens copies them; the byte scan settles almost every file without that.
+    let shallow = scanned_depth(body).is_some_and(|depth| depth <= MAX_NESTING);
+    if let Some(range) = if shallow { None } else { too_deep(&tokens) } {
         return Err(ParseFailure {
             range: range.start + base..range.end + base,
             message: format!("nested more than {MAX_NESTING} levels deep; not analysed"),
@@ -53,6 +55,90 @@ pub fn parse_rust(text: &str) -> Result<ParsedRust, ParseFailure> {
         ParseFailure { range, message: e.to_string() }
     })?;
     Ok(ParsedRust { file, base })
+}
+
+/// The deepest nesting of `()`, `[]` and `{}` in Rust source that lexed, from one pass over the
+/// bytes that skips comments, strings and character literals, plus one for the group a doc
+/// comment becomes. Never less than the tokens' nesting; `None` when the brackets do not
+/// balance as counted (the scan misread something): the caller then walks the tokens.
+fn scanned_depth(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
+    let (mut i, mut depth, mut max) = (0usize, 0usize, 0usize);
+    while i < b.len() {
+        match b[i] {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+                i += 1;
+            }
+            b')' | b']' | b'}' => {
+                depth = depth.checked_sub(1)?;
+                i += 1;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i = b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |n| i + n)
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let mut nested = 0usize;
+                loop {
+                    match (b.get(i), b.get(i + 1)) {
+                        (Some(b'/'), Some(b'*')) => (nested, i) = (nested + 1, i + 2),
+                        (Some(b'*'), Some(b'/')) => {
+                            (nested, i) = (nested - 1, i + 2);
+                            if nested == 0 {
+                                break;
+                            }
+                        }
+                        (Some(_), _) => i += 1,
+                        (None, _) => return None,
+                    }
+                }
+            }
+            b'"' => i = string_end(b, i + 1)?,
+            // Raw strings: `r"…"`, `r#"…"#`, also after `b` or `c`, at the start of a token.
+            b'r' if i == 0
+                || !ident(b[i - 1])
+                || (i >= 1 && matches!(b[i - 1], b'b' | b'c') && (i < 2 || !ident(b[i - 2]))) =>
+            {
+                let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
+                if b.get(i + 1 + hashes) != Some(&b'"') {
+                    i += 1;
+                    continue;
+                }
+                let mut close = Vec::with_capacity(hashes + 1);
+                close.push(b'"');
+                close.extend(std::iter::repeat_n(b'#', hashes));
+                let from = i + 2 + hashes;
+                let at = b[from..].windows(close.len()).position(|w| w == close.as_slice())?;
+                i = from + at + close.len();
+            }
+            // A character literal (`'x'`, `'\n'`, `'\''`, `b'{'`) or a lifetime/label (`'a`).
+            b'\'' => {
+                if b.get(i + 1) == Some(&b'\\') {
+                    i = b[i + 3..].iter().position(|&c| c == b'\'').map(|n| i + 3 + n + 1)?;
+                } else {
+                    let c = text.get(i + 1..)?.chars().next()?;
+                    let after = i + 1 + c.len_utf8();
+                    i = if b.get(after) == Some(&b'\'') { after + 1 } else { i + 1 };
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    // A doc comment is a `#[doc = "…"]` token group, one level below where it stands.
+    (depth == 0).then_some(max + 1)
+}
+
+/// The index just past the `"` that closes a string whose body starts at `i` (escapes skipped).
+fn string_end(b: &[u8], mut i: usize) -> Option<usize> {
+    loop {
+        match b.get(i)? {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
 }
 
 /// The span of the first group that opens deeper than `MAX_NESTING`, walking without recursion.
@@ -108,6 +194,47 @@ mod tests {
         let text = format!("fn f() {{ let x = {}1{}; }}", "(".repeat(depth), ")".repeat(depth));
         let err = parse_rust(&text).err().unwrap();
         assert!(err.message.contains("nested"));
+        proc_macro2::extra::invalidate_current_thread_spans();
+    }
+
+    /// The byte scan never says shallower than the tokens are, on every Rust file of the fixtures
+    /// and on the shapes that could fool it.
+    #[test]
+    fn the_byte_scan_agrees_with_the_tokens() {
+        fn token_depth(tokens: &TokenStream) -> usize {
+            tokens
+                .clone()
+                .into_iter()
+                .map(|t| if let TokenTree::Group(g) = t { 1 + token_depth(&g.stream()) } else { 0 })
+                .max()
+                .unwrap_or(0)
+        }
+        let mut texts: Vec<String> = [
+            "fn f() { let c = '('; let d = b'['; let e = '\\''; let q = '\"'; }",
+            "fn f<'a>(x: &'a str) -> &'a str { 'outer: loop { break 'outer; } x }",
+            "const S: &str = \"(((\\\"[[\"; const R: &str = r#\"(\"{\"#; const B: &[u8] = br\"{{\";",
+            "/* ( /* nested ] */ { */ fn f() {} // )))\n",
+            "fn r#match() { let r = 1; let br = (r, [r]); }",
+            "fn f() { let x = \"\\u{28}\"; let c = '\\u{7b}'; let ü = ('é', \"ß\"); }",
+        ]
+        .map(String::from)
+        .to_vec();
+        // `MCP_LINT_SCAN_TREE=target/bench/vendor` checks a whole vendored tree too.
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let tree = std::env::var_os("MCP_LINT_SCAN_TREE").map_or(fixtures, std::path::PathBuf::from);
+        for entry in ignore::Walk::new(tree).flatten() {
+            if entry.path().extension().is_some_and(|e| e == "rs") {
+                texts.push(std::fs::read_to_string(entry.path()).unwrap_or_default());
+            }
+        }
+        for text in &texts {
+            let Ok(tokens) = TokenStream::from_str(text) else { continue };
+            let exact = token_depth(&tokens);
+            if let Some(scanned) = scanned_depth(text) {
+                assert!(scanned >= exact, "scan says {scanned}, tokens {exact}: {}", &text[..text.len().min(80)]);
+            }
+        }
+        assert_eq!(scanned_depth(texts[0].as_str()), Some(2));
         proc_macro2::extra::invalidate_current_thread_spans();
     }
 
