@@ -296,6 +296,9 @@ enum Table {
 /// Each table of each file read, and what it holds (`None`: absent or broken).
 type Tables = HashMap<(PathBuf, Table), Option<Arc<Config>>>;
 
+/// The configuration a search found, if any.
+type Found = Option<Arc<Config>>;
+
 /// The settings of a whole run: the command line's rule selection and every configuration file
 /// found, each read once (workers share it).
 #[derive(Default)]
@@ -304,7 +307,9 @@ pub struct Settings {
     cli_ignore: Vec<&'static str>,
     /// `--config FILE`: used for every file, and nothing is searched.
     explicit: Option<Arc<Config>>,
-    by_dir: Mutex<HashMap<PathBuf, Option<Arc<Config>>>>,
+    /// What the search upward found from a folder, by (folder, whether no `Cargo.toml` was
+    /// passed yet): each folder is looked at once per run.
+    by_dir: Mutex<HashMap<(PathBuf, bool), Found>>,
     /// Folders as spelt by the walk → canonical (one syscall per folder, not per file).
     canonical: Mutex<HashMap<PathBuf, PathBuf>>,
     loaded: Mutex<Tables>,
@@ -433,43 +438,50 @@ impl Settings {
     }
 
     fn config_for_dir(&self, dir: &Path) -> Option<Arc<Config>> {
-        if let Some(found) = self.by_dir.lock().unwrap().get(dir) {
-            return found.clone();
-        }
-        let found = self.search(dir);
-        self.by_dir.lock().unwrap().insert(dir.to_path_buf(), found.clone());
-        found
+        self.search(dir, true)
     }
 
     /// The nearest configuration at or above `dir`. The first `Cargo.toml` on the way up is the
-    /// file's own package: its `[package.metadata.mcp-lint]` applies, then its workspace table;
-    /// manifests further up only lend their `[workspace.metadata.mcp-lint]`.
-    fn search(&self, dir: &Path) -> Option<Arc<Config>> {
-        let mut own_package = true;
-        for folder in dir.ancestors() {
-            let files: Vec<PathBuf> = FILE_NAMES.iter().map(|n| folder.join(n)).filter(|p| p.is_file()).collect();
-            if files.len() > 1 {
-                self.errors.lock().unwrap().push(ConfigError {
-                    path: files[1].clone(),
-                    at: None,
-                    message: format!("both {} and {} are here; keep one", FILE_NAMES[0], FILE_NAMES[1]),
-                });
-                return None;
-            }
-            if let Some(file) = files.first() {
-                return self.load(file, Table::File);
-            }
-            let manifest = folder.join("Cargo.toml");
-            if manifest.is_file() {
-                let tables: &[Table] =
-                    if own_package { &[Table::Package, Table::Workspace] } else { &[Table::Workspace] };
-                own_package = false;
-                if let Some(found) = tables.iter().find_map(|t| self.load(&manifest, *t)) {
-                    return Some(found);
-                }
-            }
+    /// file's own package (`own_package` until it is passed): its `[package.metadata.mcp-lint]`
+    /// applies, then its workspace table; manifests further up only lend their
+    /// `[workspace.metadata.mcp-lint]`. Remembered per folder, so sibling folders share the walk.
+    fn search(&self, dir: &Path, own_package: bool) -> Option<Arc<Config>> {
+        let key = (dir.to_path_buf(), own_package);
+        if let Some(found) = self.by_dir.lock().unwrap().get(&key) {
+            return found.clone();
         }
-        None
+        let found = match self.search_here(dir, own_package) {
+            Ok(found) => found,
+            Err(own_package) => dir.parent().and_then(|parent| self.search(parent, own_package)),
+        };
+        self.by_dir.lock().unwrap().insert(key, found.clone());
+        found
+    }
+
+    /// What one folder settles: `Ok` with the configuration (or with none, after an error), or
+    /// `Err(own_package)` to go on upward.
+    fn search_here(&self, folder: &Path, own_package: bool) -> Result<Option<Arc<Config>>, bool> {
+        let files: Vec<PathBuf> = FILE_NAMES.iter().map(|n| folder.join(n)).filter(|p| p.is_file()).collect();
+        if files.len() > 1 {
+            self.errors.lock().unwrap().push(ConfigError {
+                path: files[1].clone(),
+                at: None,
+                message: format!("both {} and {} are here; keep one", FILE_NAMES[0], FILE_NAMES[1]),
+            });
+            return Ok(None);
+        }
+        if let Some(file) = files.first() {
+            return Ok(self.load(file, Table::File));
+        }
+        let manifest = folder.join("Cargo.toml");
+        if !manifest.is_file() {
+            return Err(own_package);
+        }
+        let tables: &[Table] = if own_package { &[Table::Package, Table::Workspace] } else { &[Table::Workspace] };
+        match tables.iter().find_map(|t| self.load(&manifest, *t)) {
+            Some(found) => Ok(Some(found)),
+            None => Err(false),
+        }
     }
 
     /// One table of one file, read once; an error is recorded once and the table counts as absent.

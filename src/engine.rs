@@ -208,7 +208,7 @@ fn load(path: &Path, shown: &str, prefilter: &Prefilter, era_scanner: &EraScanne
             Ok(text) => text,
             Err(note) => return loaded(FileSignals::default(), Work::Skip(note)),
         };
-        if !prefilter.may_matter(text.as_bytes()) {
+        if !prefilter.may_matter(text.as_bytes(), FileKind::of(path)) {
             return loaded(FileSignals::default(), Work::Nothing);
         }
         let era = era_scanner.file_signals(text.as_bytes());

@@ -24,8 +24,10 @@ pub struct Prefilter {
     /// Every word, for the overlapping search of files that passed the first pass.
     automaton: AhoCorasick,
     /// Any trigger word, protocol revision or suppression marker: a file without one needs
-    /// nothing more than reading.
-    first_pass: FirstPass,
+    /// nothing more than reading. For Rust files the JSON-only words stand behind `json!`
+    /// (quoted words such as `"result"` are common in Rust and would let many files through).
+    first_pass_rust: FirstPass,
+    first_pass_json: FirstPass,
     /// What each pattern means, by pattern index.
     meaning: Vec<Meaning>,
     rules: Vec<&'static dyn Rule>,
@@ -109,14 +111,17 @@ impl Prefilter {
         client.into_iter().for_each(|p| meaning[p].client = true);
         meaning[json_macro].json_macro = true;
         let bare: Vec<&str> = words.iter().map(|w| split_word(w).0).collect();
-        // The first pass looks for the rules' words, not the role words or `json!`: alone, those
-        // activate nothing. It also looks for what the engine's other scans of a file need.
-        let mut first_pass_words: Vec<&str> = (bare.iter().zip(&meaning))
-            .filter(|(_, m)| !m.rules.is_empty() || !m.json_rules.is_empty())
-            .map(|(w, _)| *w)
-            .collect();
-        first_pass_words.extend(MODERN_WORDS.iter().chain(LEGACY_WORDS));
-        first_pass_words.push(crate::suppress::MARKER);
+        // The first pass looks for the rules' words, not the role words: alone, those activate
+        // nothing. In Rust files, `json!` stands for the JSON-only words. It also looks for what
+        // the engine's other scans of a file need.
+        let words_where = |keep: &dyn Fn(&Meaning) -> bool| -> Vec<&str> {
+            let mut out: Vec<&str> = bare.iter().zip(&meaning).filter(|(_, m)| keep(m)).map(|(w, _)| *w).collect();
+            out.extend(MODERN_WORDS.iter().chain(LEGACY_WORDS));
+            out.push(crate::suppress::MARKER);
+            out
+        };
+        let first_pass_rust = FirstPass::new(&words_where(&|m| !m.rules.is_empty() || m.json_macro));
+        let first_pass_json = FirstPass::new(&words_where(&|m| !m.rules.is_empty() || !m.json_rules.is_empty()));
         for (m, w) in meaning.iter_mut().zip(&words) {
             m.word_start = split_word(w).1;
         }
@@ -125,8 +130,7 @@ impl Prefilter {
             .kind(Some(AhoCorasickKind::DFA))
             .build(&bare)
             .expect("trigger words build an automaton");
-        let first_pass = FirstPass::new(&first_pass_words);
-        Prefilter { automaton, first_pass, meaning, rules: rules.to_vec(), enabled }
+        Prefilter { automaton, first_pass_rust, first_pass_json, meaning, rules: rules.to_vec(), enabled }
     }
 
     /// The prefilter of every rule, switched off (every rule active; the words give the role):
@@ -139,8 +143,9 @@ impl Prefilter {
     /// Whether a file can matter at all: it holds a trigger word, a protocol revision or a
     /// suppression comment. When false, no rule can fire in it and the file says nothing of its
     /// crate's era, so it need not be scanned further. Always true with the prefilter off.
-    pub fn may_matter(&self, bytes: &[u8]) -> bool {
-        !self.enabled || self.first_pass.is_match(bytes)
+    pub fn may_matter(&self, bytes: &[u8], kind: FileKind) -> bool {
+        let first_pass = if kind == FileKind::Rust { &self.first_pass_rust } else { &self.first_pass_json };
+        !self.enabled || first_pass.is_match(bytes)
     }
 
     pub fn scan(&self, bytes: &[u8], kind: FileKind) -> Scan {
@@ -179,8 +184,17 @@ enum FirstPass {
 
 impl FirstPass {
     fn new(words: &[&str]) -> FirstPass {
+        // Only a word's letters are searched for: leading punctuation (`::Root>`, `"ping"`,
+        // `-32001`) is everywhere in Rust and would make the SIMD search stop at every `::`. A
+        // shorter word finds all the files the whole one does, which is all this pass must do.
+        let mut words: Vec<&str> = words
+            .iter()
+            .map(|w| {
+                let letters = w.trim_start_matches(|c: char| !c.is_ascii_alphanumeric());
+                if letters.len() >= 4 { letters } else { w }
+            })
+            .collect();
         // A word that contains another is found through it.
-        let mut words: Vec<&str> = words.to_vec();
         words.sort_by_key(|w| w.len());
         words.dedup();
         let mut kept: Vec<&str> = Vec::new();
@@ -237,11 +251,16 @@ mod tests {
         for rule in crate::rules::ALL {
             for word in rule.meta().triggers.iter().chain(rule.meta().json_triggers) {
                 let text = format!("x {} y", split_word(word).0);
-                assert!(prefilter.may_matter(text.as_bytes()), "{word}");
+                assert!(prefilter.may_matter(text.as_bytes(), FileKind::Json), "{word}");
+                let in_rust = format!("{text} json!");
+                assert!(prefilter.may_matter(in_rust.as_bytes(), FileKind::Rust), "{word}");
             }
         }
-        assert!(prefilter.may_matter(b"// mcp-lint: allow(removed-method) reason"));
-        assert!(prefilter.may_matter(b"const V: &str = \"2025-06-18\";"));
-        assert!(!prefilter.may_matter(b"fn main() { println!(\"hello\"); }"));
+        assert!(prefilter.may_matter(b"// mcp-lint: allow(removed-method) reason", FileKind::Rust));
+        assert!(prefilter.may_matter(b"const V: &str = \"2025-06-18\";", FileKind::Rust));
+        assert!(!prefilter.may_matter(b"fn main() { println!(\"hello\"); }", FileKind::Rust));
+        // A JSON-only word lets a Rust file through only beside `json!`.
+        assert!(!prefilter.may_matter(b"let m = \"method\";", FileKind::Rust));
+        assert!(prefilter.may_matter(b"{\"method\": 1}", FileKind::Json));
     }
 }
