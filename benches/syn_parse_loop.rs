@@ -6,6 +6,10 @@
 
 use rayon::prelude::*;
 
+// The same allocator as the `mcp-lint` binary, so the ratio measures the engine, not malloc.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let dir = args.next().expect("usage: syn_parse_loop DIR THREADS");
