@@ -49,7 +49,7 @@ static META: RuleMeta = RuleMeta {
     summary: "Server code sends `sampling/createMessage`, `elicitation/create` or `ping` to the client (server-initiated requests were removed in MCP 2026-07-28)",
     impact: Impact::Removed,
     // SDK spellings contain `create_message`, `request_message_creation` or `elicit`; request
-    // types `CreateMessage`, `Elicit`, `PingRequest` or `ServerRequest`; wire strings
+    // types `CreateMessageRequest`, `Elicit`, `PingRequest` or `ServerRequest`; wire strings
     // `sampling/createMessage`, `elicitation/create` (contains `elicit`) or `"ping"`. In
     // transcripts, a request or response whose direction is not implied by its method needs a
     // wrapper that states it (`"direction"`, `"dir"`, `"from"`, `"sender"`, `"source"`).
@@ -58,7 +58,10 @@ static META: RuleMeta = RuleMeta {
         "request_message_creation",
         "elicit",
         "Elicit",
-        "\\bCreateMessage",
+        // Not bare `CreateMessage` (a Windows API name): the request type is
+        // `CreateMessageRequest`, `ServerRequest::CreateMessage` has `ServerRequest`, and the
+        // parameter types count only beside a sending call, whose name is a trigger itself.
+        "\\bCreateMessageRequest",
         "PingRequest",
         "ServerRequest",
         "sampling/createMessage",
