@@ -38,7 +38,10 @@ pub struct FirstRootAsWorkspace;
 
 /// Words that show a file deals with MCP roots. A roots list is only trusted as the client's in a
 /// file that has one of them (they are the rule's trigger words too).
-pub(crate) const ROOTS_EVIDENCE: &[&str] = &[
+pub(crate) const ROOTS_EVIDENCE: &[&str] = &ROOTS_WORDS;
+
+/// `ROOTS_EVIDENCE` as an array, for rules whose trigger words add to it (`concat_words`).
+pub(crate) const ROOTS_WORDS: [&str; 13] = [
     "list_roots",
     "roots_list",
     "request_root_list",

@@ -404,12 +404,19 @@ impl<'ast> Visit<'ast> for PeerInfoFlow<'_, '_> {
     }
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        if m.path.segments.last().is_some_and(|seg| seg.ident == "json") {
-            return;
-        }
-        if let Some(body) = self.cx.macro_body(m) {
-            body.visit(self);
-        }
+        let cx = self.cx;
+        visit_code_macro(cx, self, m);
+    }
+}
+
+/// Offers a macro's body to a visitor as code, as the engine's visitor reads it (parsed once per
+/// file, `Cx::macro_body`). `json!` bodies are data and are left alone.
+fn visit_code_macro<V: for<'x> Visit<'x>>(cx: &Cx, v: &mut V, m: &syn::Macro) {
+    if m.path.segments.last().is_some_and(|seg| seg.ident == "json") {
+        return;
+    }
+    if let Some(body) = cx.macro_body(m) {
+        body.visit(v);
     }
 }
 
@@ -672,12 +679,8 @@ impl<'ast, 's> Visit<'ast> for FieldReads<'_, '_, 's> {
     }
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        if m.path.segments.last().is_some_and(|seg| seg.ident == "json") {
-            return;
-        }
-        if let Some(body) = self.cx.macro_body(m) {
-            body.visit(self);
-        }
+        let cx = self.cx;
+        visit_code_macro(cx, self, m);
     }
 
     fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {

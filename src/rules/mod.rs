@@ -31,6 +31,22 @@ pub mod server_roots_request;
 pub mod session_header;
 pub mod unprotected_request_state;
 
+/// Two word lists as one, at compile time: for a rule whose trigger words are another list plus
+/// its own, so the shared list is written once.
+pub(crate) const fn concat_words<const A: usize, const B: usize, const N: usize>(
+    a: [&'static str; A],
+    b: [&'static str; B],
+) -> [&'static str; N] {
+    assert!(A + B == N, "N must be A + B");
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < A { a[i] } else { b[i - A] };
+        i += 1;
+    }
+    out
+}
+
 /// What a rule is, apart from its checks.
 #[derive(Debug)]
 pub struct RuleMeta {

@@ -34,33 +34,17 @@ use crate::context::{Impact, Role};
 use crate::cx::Cx;
 use crate::diagnostic::{Applicability, Edit, Fix};
 use crate::rules::first_root_as_workspace::{
-    FileFacts, Flow, Kind, Sink, Walker, applies, compact, int_lit, normalized, root_fields, strip,
+    FileFacts, Flow, Kind, ROOTS_WORDS, Sink, Walker, applies, compact, int_lit, normalized, root_fields, strip,
 };
-use crate::rules::{FnRef, Rule, RuleMeta};
+use crate::rules::{FnRef, Rule, RuleMeta, concat_words};
 use crate::rust::macro_body::MacroBody;
 use crate::rust::syntax::{block_text, method_call_range, text_may_mention};
 
 pub struct RootUriToPath;
 
 /// `file://` and a quoted `"file:"` for the string forms (a bare `file:` is in every other doc
-/// comment); the roots words (`ROOTS_EVIDENCE`, checked by a test) for `&uri[7..]` on a root's URI.
-const TRIGGERS: &[&str] = &[
-    "file://",
-    "\"file:\"",
-    "list_roots",
-    "roots_list",
-    "request_root_list",
-    "request_client_roots",
-    "ListRoots",
-    "roots/list",
-    "Vec<Root>",
-    "[Root]",
-    "::Root]",
-    "::Root>",
-    "inputResponses",
-    "InputResponses",
-    "input_responses",
-];
+/// comment); the roots words (`ROOTS_EVIDENCE`) for `&uri[7..]` on a root's URI.
+const TRIGGERS: &[&str] = &concat_words::<2, 13, 15>(["file://", "\"file:\""], ROOTS_WORDS);
 
 static META: RuleMeta = RuleMeta {
     name: "root-uri-to-path",
