@@ -32,7 +32,12 @@ fn main() {
     };
     time("UTF-8 check (memory bandwidth)", &|b| std::str::from_utf8(b).is_ok());
     let prefilter = Prefilter::new(mcp_lint::rules::ALL, true);
-    time("Prefilter::may_matter (the engine)", &|b| prefilter.may_matter(b, mcp_lint::source::FileKind::Rust));
+    let first_pass = prefilter.first_pass_words(mcp_lint::source::FileKind::Rust);
+    if std::env::var_os("SCAN_SPEED_WORDS").is_some() {
+        println!("{first_pass:?}");
+    }
+    let label = format!("Prefilter::may_matter (the engine, {} words)", first_pass.len());
+    time(&label, &|b| prefilter.may_matter(b, mcp_lint::source::FileKind::Rust));
     let default = AhoCorasick::new(&words).unwrap();
     time("aho-corasick, default automaton", &|b| default.is_match(b));
     let dfa = AhoCorasick::builder().kind(Some(AhoCorasickKind::DFA)).build(&words).unwrap();

@@ -110,12 +110,13 @@ impl Prefilter {
         server.into_iter().for_each(|p| meaning[p].server = true);
         client.into_iter().for_each(|p| meaning[p].client = true);
         meaning[json_macro].json_macro = true;
-        let bare: Vec<&str> = words.iter().map(|w| split_word(w).0).collect();
+        let bare: Vec<&'static str> = words.iter().map(|w| split_word(w).0).collect();
         // The first pass looks for the rules' words, not the role words: alone, those activate
         // nothing. In Rust files, `json!` stands for the JSON-only words. It also looks for what
         // the engine's other scans of a file need.
-        let words_where = |keep: &dyn Fn(&Meaning) -> bool| -> Vec<&str> {
-            let mut out: Vec<&str> = bare.iter().zip(&meaning).filter(|(_, m)| keep(m)).map(|(w, _)| *w).collect();
+        let words_where = |keep: &dyn Fn(&Meaning) -> bool| -> Vec<&'static str> {
+            let mut out: Vec<&'static str> =
+                bare.iter().zip(&meaning).filter(|(_, m)| keep(m)).map(|(w, _)| *w).collect();
             out.extend(MODERN_WORDS.iter().chain(LEGACY_WORDS));
             out.push(crate::suppress::MARKER);
             out
@@ -148,6 +149,11 @@ impl Prefilter {
         !self.enabled || first_pass.is_match(bytes)
     }
 
+    /// The words the first pass searches for in files of this kind (for `benches/scan_speed.rs`).
+    pub fn first_pass_words(&self, kind: FileKind) -> &[&'static str] {
+        if kind == FileKind::Rust { &self.first_pass_rust.words } else { &self.first_pass_json.words }
+    }
+
     pub fn scan(&self, bytes: &[u8], kind: FileKind) -> Scan {
         let mut hit = vec![false; self.meaning.len()];
         // Overlapping search: a word inside another (`peer_info` in `set_peer_info`) still counts.
@@ -174,39 +180,69 @@ impl Prefilter {
     }
 }
 
-/// The first pass's search. SIMD "Teddy" searchers over groups of 32 words ran about 2.4× faster
-/// than one automaton or regex of all the words on the benchmark corpus (`benches/scan_speed.rs`);
+/// Stems the first pass searches for in place of every word that contains them: fewer words make
+/// the SIMD search faster, and each stem is about as rare as its words on the benchmark corpus
+/// (`benches/scan_speed.rs` prints how many files pass). The five spellings of each header name
+/// share a stem per case; the rest are families of method and field names.
+const STEMS: &[&str] = &[
+    "vent-I",
+    "vent-i",
+    "VENT-I",
+    "ession-I",
+    "ession-i",
+    "ESSION-I",
+    "resources/",
+    "client_supports_",
+    "input_re",
+    "tasks/",
+    "ubscribeRequest",
+];
+
+/// The first pass's search. SIMD "Teddy" searchers over groups of up to 64 words, in alphabetical
+/// order (words sharing first bytes share the searcher's buckets, so fewer false candidates): about
+/// 2.5× one automaton or regex of all the words on the benchmark corpus (`benches/scan_speed.rs`);
 /// where the CPU has no SIMD for it, one regex.
-enum FirstPass {
+struct FirstPass {
+    words: Vec<&'static str>,
+    search: Search,
+}
+
+enum Search {
     Teddy(Vec<aho_corasick::packed::Searcher>),
     Regex(regex::bytes::Regex),
 }
 
 impl FirstPass {
-    fn new(words: &[&str]) -> FirstPass {
+    fn new(words: &[&'static str]) -> FirstPass {
         // Only a word's letters are searched for: leading punctuation (`::Root>`, `"ping"`,
         // `-32001`) is everywhere in Rust and would make the SIMD search stop at every `::`. A
         // shorter word finds all the files the whole one does, which is all this pass must do.
-        let mut words: Vec<&str> = words
+        let mut words: Vec<&'static str> = words
             .iter()
             .map(|w| {
                 let letters = w.trim_start_matches(|c: char| !c.is_ascii_alphanumeric());
-                if letters.len() >= 4 { letters } else { w }
+                let letters = if letters.len() >= 4 { letters } else { w };
+                STEMS.iter().find(|s| letters.contains(**s)).copied().unwrap_or(letters)
             })
             .collect();
         // A word that contains another is found through it.
         words.sort_by_key(|w| w.len());
         words.dedup();
-        let mut kept: Vec<&str> = Vec::new();
+        let mut kept: Vec<&'static str> = Vec::new();
         for w in words {
             if !kept.iter().any(|k| w.contains(k)) {
                 kept.push(w);
             }
         }
-        let teddy: Option<Vec<_>> =
-            kept.chunks(32).map(|group| aho_corasick::packed::Config::new().builder().extend(group).build()).collect();
-        match teddy {
-            Some(searchers) => FirstPass::Teddy(searchers),
+        kept.sort_unstable();
+        // Groups of equal size: a searcher's speed falls with its number of words.
+        let group = kept.len().div_ceil(kept.len().div_ceil(64).max(1)).max(1);
+        let teddy: Option<Vec<_>> = kept
+            .chunks(group)
+            .map(|group| aho_corasick::packed::Config::new().builder().extend(group).build())
+            .collect();
+        let search = match teddy {
+            Some(searchers) => Search::Teddy(searchers),
             None => {
                 let alternation: Vec<String> = kept.iter().map(|w| regex::escape(w)).collect();
                 let regex = regex::bytes::RegexBuilder::new(&alternation.join("|"))
@@ -214,15 +250,16 @@ impl FirstPass {
                     .size_limit(64 << 20)
                     .build()
                     .expect("trigger words build a regex");
-                FirstPass::Regex(regex)
+                Search::Regex(regex)
             }
-        }
+        };
+        FirstPass { words: kept, search }
     }
 
     fn is_match(&self, bytes: &[u8]) -> bool {
-        match self {
-            FirstPass::Teddy(searchers) => searchers.iter().any(|s| s.find(bytes).is_some()),
-            FirstPass::Regex(regex) => regex.is_match(bytes),
+        match &self.search {
+            Search::Teddy(searchers) => searchers.iter().any(|s| s.find(bytes).is_some()),
+            Search::Regex(regex) => regex.is_match(bytes),
         }
     }
 }
@@ -243,6 +280,18 @@ mod tests {
         assert_eq!(active("fn on(e: Event) { e.playlistChanged(); }"), 0);
         assert!(active("let caps = json!({\"roots\": {\"listChanged\": true}});") > 0);
         assert!(active("listChanged") > 0);
+    }
+
+    #[test]
+    fn every_stem_stands_for_a_trigger_word() {
+        let words: Vec<&str> = crate::rules::ALL
+            .iter()
+            .flat_map(|r| r.meta().triggers.iter().chain(r.meta().json_triggers))
+            .map(|w| split_word(w).0)
+            .collect();
+        for stem in STEMS {
+            assert!(words.iter().any(|w| w.contains(stem)), "no trigger word contains the stem {stem:?}");
+        }
     }
 
     #[test]
