@@ -49,12 +49,18 @@ def rust_regex(word: str) -> str:
 
 def needs_parsing(words):
     """Whether mcp-lint must parse a Rust file, decided here independently of its prefilter: a
-    rule's word, or a JSON-only word in a file with a `json!` body."""
+    rule's word, a JSON-only word in a file with a `json!` body, or an MCP-only word in a file
+    that shows it is MCP code. (mcp-lint also parses a file with an MCP-only word when its crate
+    depends on an MCP SDK; leaving those out keeps the tree to files it must parse.)"""
     def py(word):
         return ("(?<![A-Za-z0-9_])" + re.escape(word[2:])) if word.startswith("\\b") else re.escape(word)
-    any_re = re.compile("|".join(py(w) for kind, w in words if kind == "any"))
-    json_re = re.compile("|".join(py(w) for kind, w in words if kind == "json"))
-    return lambda text: bool(any_re.search(text) or ("json!" in text and json_re.search(text)))
+    def alternation(kind):
+        return re.compile("|".join(py(w) for k, w in words if k == kind))
+    any_re, json_re, mcp_re, code_re = (alternation(k) for k in ("any", "json", "mcp", "mcp-code"))
+    return lambda text: bool(
+        any_re.search(text)
+        or ("json!" in text and json_re.search(text))
+        or (mcp_re.search(text) and code_re.search(text)))
 
 
 def parse_tree(must_parse) -> Path:
@@ -116,7 +122,9 @@ def fmt(times):
 def main():
     lines = subprocess.run([TRIGGERS], capture_output=True, text=True, check=True).stdout.splitlines()
     words = sorted({tuple(line.split("\t")[1:3]) for line in lines})
-    rg_args = ["rg", "-c", "-j2", *[a for w in sorted({w for _, w in words}) for a in ("-e", rust_regex(w))],
+    # ripgrep gets the rules' words; the MCP-code words only qualify some of them.
+    rule_words = sorted({w for kind, w in words if kind != "mcp-code"})
+    rg_args = ["rg", "-c", "-j2", *[a for w in rule_words for a in ("-e", rust_regex(w))],
                "-g", "*.rs", "-g", "*.json", "-g", "*.jsonc", "-g", "*.jsonl"]
     sg = ["ast-grep", "scan", "--threads", "2", "-c", str(ROOT / "benches/ast-grep/sgconfig.yml")]
     lint = [str(MCP_LINT), "check", "--format", "json", "--threads", "2"]

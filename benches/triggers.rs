@@ -1,15 +1,20 @@
 //! Prints every enabled rule's trigger words, one per line as `rule<TAB>kind<TAB>word` (`kind` is
-//! `any` or `json`): the benchmark gives ripgrep the same words as an equivalent search, and the
-//! list shows which words make files expensive.
+//! `any`, `json` or `mcp`), then the words that make a Rust file MCP code for the `mcp` ones, as
+//! `-<TAB>mcp-code<TAB>word`: the benchmark gives ripgrep the same rule words as an equivalent
+//! search, and the list shows which words make files expensive.
+
+use mcp_lint::context::{CLIENT_WORDS, MCP_CODE_WORDS, MCP_EVIDENCE, SERVER_WORDS};
 
 fn main() {
     for rule in mcp_lint::rules::ALL {
         let meta = rule.meta();
-        for w in meta.triggers {
-            println!("{}\tany\t{w}", meta.name);
+        for (kind, words) in [("any", meta.triggers), ("json", meta.json_triggers), ("mcp", meta.mcp_triggers)] {
+            for w in words {
+                println!("{}\t{kind}\t{w}", meta.name);
+            }
         }
-        for w in meta.json_triggers {
-            println!("{}\tjson\t{w}", meta.name);
-        }
+    }
+    for w in SERVER_WORDS.iter().chain(CLIENT_WORDS).chain(MCP_EVIDENCE).chain(MCP_CODE_WORDS) {
+        println!("-\tmcp-code\t{w}");
     }
 }

@@ -495,6 +495,31 @@ pub const SERVER_WORDS: &[&str] =
     &["ServerHandler", "RoleServer", "tool_router", "tool_handler", "McpServer", "ServerRuntime"];
 pub const CLIENT_WORDS: &[&str] = &["ClientHandler", "RoleClient", "McpClient", "ClientRuntime"];
 
+/// Words that make a file MCP code (`removed-method`'s evidence for `initialize` and `ping`): MCP-only
+/// method prefixes and names (LSP has `initialize`, `initialized`, `$/…` and `textDocument/…`, none of these).
+pub const MCP_EVIDENCE: &[&str] = &[
+    "tools/",
+    "resources/",
+    "prompts/",
+    "notifications/",
+    "sampling/createMessage",
+    "elicitation/create",
+    "roots/list",
+    "server/discover",
+    "modelcontextprotocol",
+    "protocolVersion",
+    "inputRequests",
+    "resultType",
+    "ServerHandler",
+    "ClientHandler",
+];
+
+/// What else makes a Rust file MCP code for `RuleMeta::mcp_triggers`, beside the role words,
+/// `MCP_EVIDENCE` and its crate's SDK dependencies: an SDK imported by the file (every SDK's crate
+/// name has `mcp`), and the attributes that make code a server's (`#[tool]`, `#[prompt]`,
+/// `#[prompt_router]`), which the visitor takes as a server role.
+pub const MCP_CODE_WORDS: &[&str] = &["mcp", "\\btool", "\\bprompt"];
+
 impl Role {
     /// A file's role from which role words it contains: one side only, or unknown.
     pub fn from_words(server: bool, client: bool) -> Role {

@@ -213,7 +213,7 @@ fn load(path: &Path, shown: &str, prefilter: &Prefilter, era_scanner: &EraScanne
         }
         let era = era_scanner.file_signals(text.as_bytes());
         let scan = prefilter.scan(text.as_bytes(), FileKind::of(path));
-        let work = if scan.active.is_empty() && !crate::suppress::may_have_directives(text) {
+        let work = if !scan.may_need_parsing() && !crate::suppress::may_have_directives(text) {
             Work::Nothing
         } else {
             Work::Check { shown: shown.to_owned(), text: text.to_owned(), scan }
@@ -339,7 +339,8 @@ fn check_scanned(
 ) -> Outcome {
     let mut settings = opts.settings.for_file(path);
     settings.restrict_to(&opts.rules);
-    let active = settings.rules_among(&scan.active);
+    let role = scan.role;
+    let active = settings.rules_among(&scan.rules_for(path, contexts));
     // A file no rule can fire in is not parsed; its suppressions, if any, are all unused.
     let suppressions = Suppressions::scan(&text, FileKind::of(path));
     if active.is_empty() && suppressions.is_empty() {
@@ -349,7 +350,7 @@ fn check_scanned(
     let file = SourceFile::new(path.to_path_buf(), shown.to_owned(), text);
     let parsed = !active.is_empty();
     let diagnostics = if parsed {
-        analyse(&file, &crate_ctx, &active, scan.role, &settings, &suppressions)
+        analyse(&file, &crate_ctx, &active, role, &settings, &suppressions)
     } else {
         finish(&file, Vec::new(), &suppressions, &Extents::new(), &settings)
     };

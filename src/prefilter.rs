@@ -6,12 +6,13 @@
 //! search, about 1 GB/s) asks only whether the file holds anything that matters; only the few
 //! files where it does get the full overlapping search that says which words are there.
 
+use std::path::Path;
 use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 use crate::context::era::{LEGACY_WORDS, MODERN_WORDS};
-use crate::context::{CLIENT_WORDS, Role, SERVER_WORDS};
+use crate::context::{CLIENT_WORDS, CrateContexts, MCP_CODE_WORDS, MCP_EVIDENCE, Role, SERVER_WORDS};
 use crate::rules::Rule;
 use crate::source::FileKind;
 
@@ -42,6 +43,10 @@ struct Meaning {
     rules: Vec<usize>,
     /// Rules it activates in JSON files, and in Rust files that contain `json!`.
     json_rules: Vec<usize>,
+    /// Rules it activates in JSON files, and in Rust files of MCP code (`RuleMeta::mcp_triggers`).
+    mcp_rules: Vec<usize>,
+    /// A word that makes a Rust file MCP code (role words, `MCP_EVIDENCE`, `MCP_CODE_WORDS`).
+    mcp_code: bool,
     server: bool,
     client: bool,
     /// The `json!` marker itself.
@@ -50,11 +55,37 @@ struct Meaning {
     word_start: bool,
 }
 
+/// Which list of a rule's a trigger word comes from.
+#[derive(Clone, Copy)]
+enum Trigger {
+    Any,
+    Json,
+    Mcp,
+}
+
 /// What the prefilter found in one file.
 pub struct Scan {
-    /// The rules that can fire in the file; empty means the file need not be parsed.
+    /// The rules that can fire in the file whatever its crate (all of them with the prefilter
+    /// off); the engine asks `rules_for`, which adds the MCP-only words' rules in SDK crates.
     pub active: Vec<&'static dyn Rule>,
+    /// With the rules that only MCP-code words activated in a Rust file whose text shows no MCP
+    /// code: what can fire if its crate depends on an MCP SDK (`Scan::rules`). Empty when no such
+    /// rule is left out of `active`.
+    with_sdk: Vec<&'static dyn Rule>,
     pub role: Role,
+}
+
+impl Scan {
+    /// The rules that can fire in the file at `path`: `active`, and the MCP-only words' rules too
+    /// when the file's crate depends on an MCP SDK (looked up only then).
+    pub fn rules_for(self, path: &Path, contexts: &CrateContexts) -> Vec<&'static dyn Rule> {
+        if !self.with_sdk.is_empty() && !contexts.for_file(path).sdks.is_empty() { self.with_sdk } else { self.active }
+    }
+
+    /// Whether the file needs parsing if its crate has an MCP SDK.
+    pub fn may_need_parsing(&self) -> bool {
+        !self.active.is_empty() || !self.with_sdk.is_empty()
+    }
 }
 
 /// How a `json!` body shows in a Rust file's bytes.
@@ -92,23 +123,35 @@ impl Prefilter {
                 }
             }
         };
-        let mut plan: Vec<(usize, usize, bool)> = Vec::new();
+        let mut plan: Vec<(usize, usize, Trigger)> = Vec::new();
         for (i, rule) in rules.iter().enumerate() {
-            for &w in rule.meta().triggers {
-                plan.push((entry(w), i, false));
-            }
-            for &w in rule.meta().json_triggers {
-                plan.push((entry(w), i, true));
+            let meta = rule.meta();
+            for (words, kind) in
+                [(meta.triggers, Trigger::Any), (meta.json_triggers, Trigger::Json), (meta.mcp_triggers, Trigger::Mcp)]
+            {
+                words.iter().for_each(|&w| plan.push((entry(w), i, kind)));
             }
         }
         let server: Vec<usize> = SERVER_WORDS.iter().map(|w| entry(w)).collect();
         let client: Vec<usize> = CLIENT_WORDS.iter().map(|w| entry(w)).collect();
+        let mcp_code: Vec<usize> = MCP_EVIDENCE.iter().chain(MCP_CODE_WORDS).map(|w| entry(w)).collect();
         let json_macro = entry(JSON_MACRO);
-        for (p, i, json_only) in plan {
-            if json_only { meaning[p].json_rules.push(i) } else { meaning[p].rules.push(i) }
+        for (p, i, kind) in plan {
+            let m = &mut meaning[p];
+            match kind {
+                Trigger::Any => m.rules.push(i),
+                Trigger::Json => m.json_rules.push(i),
+                Trigger::Mcp => m.mcp_rules.push(i),
+            }
         }
         server.into_iter().for_each(|p| meaning[p].server = true);
         client.into_iter().for_each(|p| meaning[p].client = true);
+        for p in mcp_code {
+            meaning[p].mcp_code = true;
+        }
+        for m in &mut meaning {
+            m.mcp_code |= m.server || m.client;
+        }
         meaning[json_macro].json_macro = true;
         let bare: Vec<&'static str> = words.iter().map(|w| split_word(w).0).collect();
         // The first pass looks for the rules' words, not the role words: alone, those activate
@@ -121,8 +164,12 @@ impl Prefilter {
             out.push(crate::suppress::MARKER);
             out
         };
-        let first_pass_rust = FirstPass::new(&words_where(&|m| !m.rules.is_empty() || m.json_macro));
-        let first_pass_json = FirstPass::new(&words_where(&|m| !m.rules.is_empty() || !m.json_rules.is_empty()));
+        // An MCP-only word lets a Rust file through: whether its crate has an SDK is known later.
+        let first_pass_rust =
+            FirstPass::new(&words_where(&|m| !m.rules.is_empty() || !m.mcp_rules.is_empty() || m.json_macro));
+        let first_pass_json = FirstPass::new(&words_where(&|m| {
+            !m.rules.is_empty() || !m.json_rules.is_empty() || !m.mcp_rules.is_empty()
+        }));
         for (m, w) in meaning.iter_mut().zip(&words) {
             m.word_start = split_word(w).1;
         }
@@ -164,19 +211,29 @@ impl Prefilter {
             }
             hit[p] = true;
         }
-        let reads_json = kind != FileKind::Rust || self.meaning.iter().zip(&hit).any(|(m, h)| *h && m.json_macro);
+        let found = || self.meaning.iter().zip(&hit).filter(|(_, h)| **h).map(|(m, _)| m);
+        let reads_json = kind != FileKind::Rust || found().any(|m| m.json_macro);
+        let mcp_code = kind != FileKind::Rust || found().any(|m| m.mcp_code);
         let mut active_idx = vec![!self.enabled; self.rules.len()];
+        let mut with_sdk_idx = active_idx.clone();
         let (mut server, mut client) = (false, false);
-        for (meaning, _) in self.meaning.iter().zip(&hit).filter(|(_, h)| **h) {
-            meaning.rules.iter().for_each(|&i| active_idx[i] = true);
+        for meaning in found() {
+            for &i in &meaning.rules {
+                (active_idx[i], with_sdk_idx[i]) = (true, true);
+            }
             if reads_json {
-                meaning.json_rules.iter().for_each(|&i| active_idx[i] = true);
+                meaning.json_rules.iter().for_each(|&i| (active_idx[i], with_sdk_idx[i]) = (true, true));
+            }
+            for &i in &meaning.mcp_rules {
+                active_idx[i] |= mcp_code;
+                with_sdk_idx[i] = true;
             }
             server |= meaning.server;
             client |= meaning.client;
         }
-        let active = self.rules.iter().zip(active_idx).filter(|(_, on)| *on).map(|(r, _)| *r).collect();
-        Scan { active, role: Role::from_words(server, client) }
+        let pick = |on: &[bool]| self.rules.iter().zip(on).filter(|(_, on)| **on).map(|(r, _)| *r).collect::<Vec<_>>();
+        let with_sdk = if with_sdk_idx == active_idx { Vec::new() } else { pick(&with_sdk_idx) };
+        Scan { active: pick(&active_idx), with_sdk, role: Role::from_words(server, client) }
     }
 }
 
@@ -280,6 +337,26 @@ mod tests {
         assert_eq!(active("fn on(e: Event) { e.playlistChanged(); }"), 0);
         assert!(active("let caps = json!({\"roots\": {\"listChanged\": true}});") > 0);
         assert!(active("listChanged") > 0);
+    }
+
+    #[test]
+    fn an_mcp_only_word_needs_mcp_code_or_an_sdk_crate() {
+        let prefilter = Prefilter::new(crate::rules::ALL, true);
+        let names = |rules: &[&'static dyn Rule]| rules.iter().map(|r| r.meta().name).collect::<Vec<_>>();
+        // TLS code: nothing of MCP in the text; only a crate with an SDK would make it count.
+        let tls = prefilter.scan(b"fn hello(h: &Hello) -> u16 { h.client_version() }", FileKind::Rust);
+        assert!(tls.active.is_empty());
+        assert!(tls.may_need_parsing());
+        assert_eq!(names(&tls.with_sdk), ["inferred-client-capabilities"]);
+        // The same call beside an SDK import, or in a `#[tool]`, is MCP code.
+        for text in
+            ["use rust_mcp_sdk::McpServer; fn v(r: &R) { r.client_version(); }", "#[tool] fn v() { send(\"ping\") }"]
+        {
+            let scan = prefilter.scan(text.as_bytes(), FileKind::Rust);
+            assert!(!scan.active.is_empty() && scan.with_sdk.is_empty(), "{text}");
+        }
+        // In JSON the words count as they are.
+        assert!(!prefilter.scan(br#"{"method": "ping"}"#, FileKind::Json).active.is_empty());
     }
 
     #[test]

@@ -80,6 +80,36 @@ fn json_format_has_the_contract_fields() {
     assert!(f["era"]["reason"].as_str().unwrap().contains("no protocol version"));
 }
 
+/// `client_version()` is rust-mcp-sdk's `initialize` snapshot only where that SDK is in use. The
+/// file names nothing of MCP, so only its crate's dependency makes it worth parsing; the same
+/// file in a crate without an SDK (TLS code has `client_version` too) is not even parsed.
+#[test]
+fn mcp_only_words_count_where_the_crate_has_an_sdk() {
+    let source = "pub fn describe(runtime: &Runtime) -> String {\n    format!(\"{:?}\", runtime.client_version())\n}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let manifest =
+        |name: &str, deps: &str| format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\n[dependencies]\n{deps}");
+    write(dir.path(), "server/Cargo.toml", &manifest("server", "rust-mcp-sdk = \"0.7\"\n"));
+    write(dir.path(), "server/src/lib.rs", source);
+    write(dir.path(), "tls/Cargo.toml", &manifest("tls", ""));
+    write(dir.path(), "tls/src/lib.rs", source);
+    let out = mcp_lint().current_dir(dir.path()).args(["check", "--format", "json", "."]).assert().code(1);
+    let findings: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let found: Vec<(&str, &str)> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["rule"].as_str().unwrap(), f["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(found, [("inferred-client-capabilities", "server/src/lib.rs")]);
+    mcp_lint()
+        .current_dir(dir.path())
+        .args(["check", "."])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("2 files checked, 1 parsed"));
+}
+
 #[test]
 fn dual_era_crates_get_warnings_for_removed_behaviour() {
     let dir = tempfile::tempdir().unwrap();

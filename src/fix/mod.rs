@@ -234,7 +234,8 @@ pub fn fix_paths(paths: &[PathBuf], opts: &crate::engine::Options, mode: Mode) -
                     let scan = prefilter.scan(text.as_bytes(), crate::source::FileKind::of(path));
                     let mut settings = opts.settings.for_file(path);
                     settings.restrict_to(&opts.rules);
-                    let active = settings.rules_among(&scan.active);
+                    let role = scan.role;
+                    let active = settings.rules_among(&scan.rules_for(path, &contexts));
                     // A file with suppressions is fixed even without active rules: its unused
                     // suppressions are findings with a fix.
                     if active.is_empty() && !crate::suppress::may_have_directives(&text) && start.is_none() {
@@ -242,7 +243,7 @@ pub fn fix_paths(paths: &[PathBuf], opts: &crate::engine::Options, mode: Mode) -
                     }
                     let crate_ctx = crate::engine::crate_context(&contexts, path, &settings);
                     let (path, shown) = (path.clone(), shown.clone());
-                    let mut fixed = fix_text_with(path, shown, text, &crate_ctx, &active, scan.role, mode, &settings);
+                    let mut fixed = fix_text_with(path, shown, text, &crate_ctx, &active, role, mode, &settings);
                     codemods.patch(&mut fixed);
                     Ok(Some(fixed))
                 })

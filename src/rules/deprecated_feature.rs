@@ -62,6 +62,7 @@ static META: RuleMeta = RuleMeta {
         "AllServers",
     ],
     json_triggers: &["\"roots\"", "\"sampling\"", "\"logging\"", "\"sse\""],
+    mcp_triggers: &[],
     help: Some(
         "roots, sampling and logging are deprecated by SEP-2577: pass directories as tool parameters, call an LLM \
          provider's API directly, and log to stderr or OpenTelemetry",

@@ -63,6 +63,7 @@ static META: RuleMeta = RuleMeta {
     impact: Impact::Violation,
     triggers: ROOTS_EVIDENCE,
     json_triggers: &[],
+    mcp_triggers: &[],
     help: Some(
         "use every root (search or check each of them), or better, since roots are deprecated in MCP 2026-07-28, \
          take the directory as an explicit tool parameter",

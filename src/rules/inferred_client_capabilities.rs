@@ -52,12 +52,11 @@ static META: RuleMeta = RuleMeta {
         "client_supports_roots",
         "supported_elicitation_modes",
         "supports_sampling_tools",
-        "client_info",
-        "client_version",
-        "client_capabilities",
-        "protocol_version()",
     ],
     json_triggers: &[],
+    // Names other libraries use (`client_version` in TLS code): the calls fire only where their
+    // SDK is in use, and every other shape needs server code or a `ServerHandler` impl.
+    mcp_triggers: &["client_info", "client_version", "client_capabilities", "protocol_version()"],
     help: Some(HELP),
     fixable: false,
     doc: include_str!("../../rules/inferred-client-capabilities.md"),

@@ -40,6 +40,7 @@ static META: RuleMeta = RuleMeta {
     // or what sits under its `inputRequests`.
     triggers: &["input_required", "\\bInputRequired", "inputRequests"],
     json_triggers: &[],
+    mcp_triggers: &[],
     help: None,
     fixable: true,
     doc: include_str!("../../rules/input-required-misuse.md"),

@@ -39,6 +39,7 @@ static META: RuleMeta = RuleMeta {
     // Every finding is one of these codes, written out (with its minus sign) in the file.
     triggers: &["-32001", "-32002", "-32003", "-32004", "-32042"],
     json_triggers: &[],
+    mcp_triggers: &[],
     help: None,
     fixable: true,
     doc: include_str!("../../rules/legacy-error-code.md"),

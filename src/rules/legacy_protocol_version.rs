@@ -56,6 +56,7 @@ static META: RuleMeta = RuleMeta {
         "V_2025_11_25",
     ],
     json_triggers: &[],
+    mcp_triggers: &[],
     help: Some(
         "use `2026-07-28` (rmcp: `ProtocolVersion::V_2026_07_28`); code that must also serve older peers should \
          pick the version per peer (mcp-lint then treats the crate as dual-era)",

@@ -42,6 +42,7 @@ static META: RuleMeta = RuleMeta {
     // Every finding is on a request, an object with a `"method"` member in JSON and in `json!` bodies.
     triggers: &[],
     json_triggers: &["\"method\""],
+    mcp_triggers: &[],
     help: Some(
         "send `\"_meta\": {\"io.modelcontextprotocol/protocolVersion\": \"2026-07-28\", \
          \"io.modelcontextprotocol/clientCapabilities\": {…}}` in `params` of every request \

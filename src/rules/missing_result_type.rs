@@ -31,6 +31,7 @@ static META: RuleMeta = RuleMeta {
     // and in `json!` bodies alike.
     triggers: &[],
     json_triggers: &["\"result\""],
+    mcp_triggers: &[],
     help: Some(
         "add `\"resultType\": \"complete\"` (or `\"input_required\"` for an `InputRequiredResult`): since MCP \
          2026-07-28 servers MUST set it on every result",

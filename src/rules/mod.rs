@@ -65,6 +65,12 @@ pub struct RuleMeta {
     /// file only when it also contains `json!` (a quoted key such as `"result"` is common in Rust
     /// code, but a rule reading JSON-RPC objects in Rust only reads `json!` bodies).
     pub json_triggers: &'static [&'static str],
+    /// Words that activate the rule in a Rust file only when it is MCP code: its crate depends on
+    /// an MCP SDK, or its text has one of `context::MCP_CODE_WORDS` (an SDK's name, a role word, a
+    /// `tool`/`prompt` attribute, an MCP method family). For names common outside MCP (`"ping"`,
+    /// `client_version`) where every way the rule fires on them needs that evidence (an SDK in
+    /// use, a server role, `removed-method`'s evidence test). In JSON files they count as triggers.
+    pub mcp_triggers: &'static [&'static str],
     /// The default help line (a finding may replace it).
     pub help: Option<&'static str>,
     /// Whether some findings carry a fix.
@@ -136,6 +142,7 @@ pub static PARSE_ERROR: RuleMeta = RuleMeta {
     impact: Impact::Violation,
     triggers: &[],
     json_triggers: &[],
+    mcp_triggers: &[],
     help: None,
     fixable: false,
     doc: include_str!("../../rules/parse-error.md"),
@@ -149,6 +156,7 @@ pub static UNUSED_SUPPRESSION: RuleMeta = RuleMeta {
     impact: Impact::Housekeeping,
     triggers: &[],
     json_triggers: &[],
+    mcp_triggers: &[],
     help: Some("delete it: a suppression that matches nothing would silently hide a future finding"),
     fixable: true,
     doc: include_str!("../../rules/unused-suppression.md"),

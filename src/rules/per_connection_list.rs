@@ -65,6 +65,7 @@ static META: RuleMeta = RuleMeta {
     impact: Impact::Violation,
     triggers: TRIGGERS,
     json_triggers: &[],
+    mcp_triggers: &[],
     help: Some(
         "list every tool (prompt, resource) unconditionally and let the tool take a handle argument for the state \
          it needs (SEP-2567); a list may depend on the server's configuration and on the request's authorization, \

@@ -131,9 +131,7 @@ static META: RuleMeta = RuleMeta {
     // Wire strings (quoted for the generic words), SDK type and variant names, rmcp client calls,
     // and the handler traits whose overrides this rule reads.
     triggers: &[
-        "\"initialize\"",
         "notifications/initialized",
-        "\"ping\"",
         "logging/setLevel",
         "resources/subscribe",
         "resources/unsubscribe",
@@ -163,6 +161,8 @@ static META: RuleMeta = RuleMeta {
         "ClientHandler",
     ],
     json_triggers: &[],
+    // The generic words fire only with `has_evidence` (LSP has `initialize` and `ping` too).
+    mcp_triggers: &["\"initialize\"", "\"ping\""],
     help: None,
     fixable: false,
     doc: include_str!("../../rules/removed-method.md"),
@@ -232,25 +232,6 @@ const REGISTER_VERBS: &[&str] = &[
 const SET_LEVEL_PARAMS: &[&str] = &["SetLevelRequestParam", "SetLevelRequestParams", "LoggingLevel"];
 const SUBSCRIBE_PARAMS: &[&str] =
     &["SubscribeRequestParam", "SubscribeRequestParams", "UnsubscribeRequestParam", "UnsubscribeRequestParams"];
-
-/// Words that make a file MCP code, for the methods that need evidence: MCP-only method prefixes
-/// and names (LSP has `initialize`, `initialized`, `$/…` and `textDocument/…`, none of these).
-const MCP_EVIDENCE: &[&str] = &[
-    "tools/",
-    "resources/",
-    "prompts/",
-    "notifications/",
-    "sampling/createMessage",
-    "elicitation/create",
-    "roots/list",
-    "server/discover",
-    "modelcontextprotocol",
-    "protocolVersion",
-    "inputRequests",
-    "resultType",
-    "ServerHandler",
-    "ClientHandler",
-];
 
 /// What the rule learns about a file: consts holding a removed method, literals in code that
 /// rejects the method (not reported), whether the file is MCP code.
@@ -404,7 +385,7 @@ fn has_evidence(cx: &mut Cx) -> bool {
     let known = !cx.file_sdks.is_empty()
         || !cx.crate_ctx.sdks.is_empty()
         || cx.file_role != Role::Unknown
-        || MCP_EVIDENCE.iter().any(|w| text.contains(w));
+        || crate::context::MCP_EVIDENCE.iter().any(|w| text.contains(w));
     cx.state::<FileFacts>().evidence = Some(known);
     known
 }

@@ -41,6 +41,7 @@ static META: RuleMeta = RuleMeta {
     // Every finding is about the state itself: its JSON key or one of the SDK spellings.
     triggers: &["requestState", "request_state", "\\bRequestState"],
     json_triggers: &[],
+    mcp_triggers: &[],
     help: Some(HELP),
     fixable: false,
     doc: include_str!("../../rules/request-state-tampering.md"),

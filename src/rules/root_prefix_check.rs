@@ -45,6 +45,7 @@ static META: RuleMeta = RuleMeta {
     impact: Impact::Violation,
     triggers: ROOTS_EVIDENCE,
     json_triggers: &[],
+    mcp_triggers: &[],
     help: Some(
         "compare paths, not strings: convert the root's URI with `url::Url::to_file_path`, `canonicalize()` both \
          sides and use `Path::starts_with`, which compares whole components (`/srv/app-evil` is not inside \

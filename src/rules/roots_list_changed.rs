@@ -34,6 +34,7 @@ static META: RuleMeta = RuleMeta {
     // `listChanged`; the SDK type and variant names contain `RootsListChanged`.
     triggers: &["list_changed", "\\blistChanged", "RootsListChanged"],
     json_triggers: &[],
+    mcp_triggers: &[],
     help: Some(
         "2026-07-28 clients declare roots as `\"roots\": {}` and never send `notifications/roots/list_changed`; \
          servers fetch roots when they need them (a `roots/list` input request of an `InputRequiredResult`)",

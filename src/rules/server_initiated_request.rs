@@ -65,9 +65,10 @@ static META: RuleMeta = RuleMeta {
         "PingRequest",
         "ServerRequest",
         "sampling/createMessage",
-        "\"ping\"",
     ],
     json_triggers: &["\"direction\"", "\"dir\"", "\"from\"", "\"sender\"", "\"source\""],
+    // A `ping` is this rule's only from server code (`sent_by_this_side`).
+    mcp_triggers: &["\"ping\""],
     help: Some(
         "return an `input_required` result instead (MRTR; rmcp >= 3.0: `InputRequiredResult::from_input_requests` \
          with `InputRequest::Elicitation(..)` or `InputRequest::CreateMessage(..)`, the tool returning \

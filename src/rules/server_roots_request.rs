@@ -42,6 +42,7 @@ static META: RuleMeta = RuleMeta {
     impact: Impact::Removed,
     triggers: &["list_roots", "roots_list", "request_root_list", "request_client_roots", "roots/list", "ListRoots"],
     json_triggers: &[],
+    mcp_triggers: &[],
     help: Some(
         "return an `input_required` result with a `roots/list` input request instead (MRTR; rmcp >= 3.0: \
          `InputRequiredResult::from_input_requests` with `InputRequest::ListRoots`), or better, since roots are \

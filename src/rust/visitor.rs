@@ -351,6 +351,7 @@ mod tests {
         impact: Impact::Removed,
         triggers: &[],
         json_triggers: &[],
+        mcp_triggers: &[],
         help: None,
         fixable: false,
         doc: "",
