@@ -311,7 +311,7 @@ pub struct Settings {
     /// passed yet): each folder is looked at once per run.
     by_dir: Mutex<HashMap<(PathBuf, bool), Found>>,
     /// Folders as spelt by the walk → canonical (one syscall per folder, not per file).
-    canonical: Mutex<HashMap<PathBuf, PathBuf>>,
+    canonical: crate::discover::CanonicalDirs,
     loaded: Mutex<Tables>,
     errors: Mutex<Vec<ConfigError>>,
 }
@@ -428,13 +428,7 @@ impl Settings {
 
     /// The canonical folder of a path, so relative and absolute spellings share one cache entry.
     fn canonical_dir(&self, path: &Path) -> PathBuf {
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        if let Some(c) = self.canonical.lock().unwrap().get(dir) {
-            return c.clone();
-        }
-        let c = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-        self.canonical.lock().unwrap().insert(dir.to_path_buf(), c.clone());
-        c
+        self.canonical.of_file(path)
     }
 
     fn config_for_dir(&self, dir: &Path) -> Option<Arc<Config>> {

@@ -441,14 +441,29 @@ pub struct CrateContexts {
     /// Era signals of crates whose every file the run read already (keyed by the manifest's
     /// folder): their era needs no second read of the crate.
     seeds: Mutex<HashMap<PathBuf, era::Signals>>,
+    canonical: crate::discover::CanonicalDirs,
+    /// Canonical folder → the folder of the nearest manifest at or above it.
+    crate_dirs: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
 }
 
 impl CrateContexts {
     /// The folder of the manifest nearest above `file` (canonical), if any.
-    pub fn crate_dir(file: &Path) -> Option<PathBuf> {
-        let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let dir = std::fs::canonicalize(dir).ok()?;
-        dir.ancestors().find(|d| d.join("Cargo.toml").is_file()).map(Path::to_path_buf)
+    pub fn crate_dir(&self, file: &Path) -> Option<PathBuf> {
+        self.crate_dir_of(&self.canonical.of_file(file))
+    }
+
+    /// Memoised per folder, so sibling folders share the walk up (a `stat` per folder, once).
+    fn crate_dir_of(&self, dir: &Path) -> Option<PathBuf> {
+        if let Some(found) = self.crate_dirs.lock().unwrap().get(dir) {
+            return found.clone();
+        }
+        let found = if dir.join("Cargo.toml").is_file() {
+            Some(dir.to_path_buf())
+        } else {
+            dir.parent().and_then(|parent| self.crate_dir_of(parent))
+        };
+        self.crate_dirs.lock().unwrap().insert(dir.to_path_buf(), found.clone());
+        found
     }
 
     /// Gives a crate the era signals the run collected from all of its files.
@@ -457,15 +472,13 @@ impl CrateContexts {
     }
 
     pub fn for_file(&self, file: &Path) -> Arc<CrateContext> {
-        let dir = file.parent().unwrap_or(Path::new("."));
-        let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
-        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let dir = self.canonical.of_file(file);
         if let Some(cx) = self.by_dir.lock().unwrap().get(&dir) {
             return cx.clone();
         }
-        let cx = match dir.ancestors().map(|d| d.join("Cargo.toml")).find(|p| p.is_file()) {
-            Some(manifest) => {
-                let key = manifest.parent().unwrap().to_path_buf();
+        let cx = match self.crate_dir_of(&dir) {
+            Some(key) => {
+                let manifest = key.join("Cargo.toml");
                 let cached = self.by_dir.lock().unwrap().get(&key).cloned();
                 cached.unwrap_or_else(|| {
                     let seed = self.seeds.lock().unwrap().get(&key).cloned();

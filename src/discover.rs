@@ -152,6 +152,38 @@ fn walk_error(err: &ignore::Error, shown: &str) -> Note {
     Note { path: path.map_or_else(|| shown.to_owned(), |p| display_path(p)), message }
 }
 
+/// Folders' real paths, remembered. A folder's real path is its parent's joined with its name
+/// unless the folder is a symbolic link: one `lstat` per folder instead of `realpath`'s call per
+/// path component (thousands of folders in a large tree).
+#[derive(Default)]
+pub struct CanonicalDirs(std::sync::Mutex<std::collections::HashMap<PathBuf, PathBuf>>);
+
+impl CanonicalDirs {
+    /// The canonical form of `dir` (the folder itself, not its parent); as spelt when it cannot be
+    /// resolved.
+    pub fn get(&self, dir: &Path) -> PathBuf {
+        if let Some(c) = self.0.lock().unwrap().get(dir) {
+            return c.clone();
+        }
+        let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
+        let c = match (parent, dir.components().next_back()) {
+            (Some(parent), Some(std::path::Component::Normal(name)))
+                if std::fs::symlink_metadata(dir).is_ok_and(|m| !m.file_type().is_symlink()) =>
+            {
+                self.get(parent).join(name)
+            }
+            _ => std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()),
+        };
+        self.0.lock().unwrap().insert(dir.to_path_buf(), c.clone());
+        c
+    }
+
+    /// The canonical folder a file is in.
+    pub fn of_file(&self, file: &Path) -> PathBuf {
+        self.get(file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")))
+    }
+}
+
 /// The same file reached twice (overlapping arguments) is checked once.
 fn identity(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
@@ -160,7 +192,10 @@ fn identity(path: &Path) -> PathBuf {
 /// As given, without a leading `./`, with `/` separators; an absolute path inside the current
 /// folder is shown relative to it.
 pub fn display_path(path: &Path) -> String {
-    let relative = std::env::current_dir().ok().and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf));
+    // The current folder, asked once: this runs for every file walked (the process never changes it).
+    static CWD: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    let cwd = CWD.get_or_init(|| std::env::current_dir().ok());
+    let relative = cwd.as_deref().and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf));
     let path = relative.as_deref().unwrap_or(path);
     let s = path.to_string_lossy().replace('\\', "/");
     let mut s = s.as_str();
@@ -175,5 +210,30 @@ pub fn io_reason(e: &std::io::Error) -> String {
         std::io::ErrorKind::NotFound => "no such file or folder".into(),
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
         _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_dirs_agree_with_realpath_through_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real/inner");
+        std::fs::create_dir_all(&real).unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(dir.path().join("real"), dir.path().join("link")).unwrap();
+        let dirs = CanonicalDirs::default();
+        let mut cases = vec![real.clone(), dir.path().join("real/inner/../inner"), dir.path().join("missing/x")];
+        if cfg!(unix) {
+            cases.push(dir.path().join("link/inner"));
+        }
+        for case in cases {
+            // A folder that does not exist stays as spelt.
+            let expected = std::fs::canonicalize(&case).unwrap_or_else(|_| case.clone());
+            assert_eq!(dirs.get(&case), expected, "{}", case.display());
+        }
+        assert_eq!(dirs.of_file(&real.join("lib.rs")), std::fs::canonicalize(&real).unwrap());
     }
 }

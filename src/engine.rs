@@ -233,7 +233,7 @@ fn seed_eras(contexts: &CrateContexts, walked: &[PathBuf], loaded: &[Loaded]) {
     }
     for l in loaded {
         let parent = l.path.parent().unwrap_or(Path::new(".")).to_path_buf();
-        let crate_dir = dirs.entry(parent).or_insert_with(|| CrateContexts::crate_dir(&l.path)).clone();
+        let crate_dir = dirs.entry(parent).or_insert_with(|| contexts.crate_dir(&l.path)).clone();
         let Some(crate_dir) = crate_dir else { continue };
         if !walked.iter().any(|w| crate_dir.starts_with(w)) {
             continue;

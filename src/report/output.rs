@@ -5,7 +5,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use codespan_reporting::term::termcolor::{ColorChoice, NoColor, StandardStream, WriteColor};
+use codespan_reporting::term::termcolor::{BufferWriter, ColorChoice, NoColor, WriteColor};
 
 use super::Format;
 use crate::diagnostic::Severity;
@@ -81,9 +81,11 @@ pub fn finish(args: &OutputArgs, result: &RunResult) -> ExitCode {
             let color = args.format == Format::Human
                 && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
                 && std::io::stdout().is_terminal();
-            let stdout = StandardStream::stdout(if color { ColorChoice::Auto } else { ColorChoice::Never });
-            let mut lock = stdout.lock();
-            render(args, &mut lock, result, success).and_then(|_| lock.flush())
+            // Rendered whole, then written at once: stdout is line-buffered, and a write per line
+            // of a large report cost more than rendering it.
+            let stdout = BufferWriter::stdout(if color { ColorChoice::Auto } else { ColorChoice::Never });
+            let mut buffer = stdout.buffer();
+            render(args, &mut buffer, result, success).and_then(|_| stdout.print(&buffer))
         }
     };
     if let Err(e) = written
