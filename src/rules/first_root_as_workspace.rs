@@ -111,7 +111,7 @@ impl FileFacts {
         collect_test_mods(cx, &file.items, &mut tests);
         let mut fields = Vec::new();
         if ROOTS_EVIDENCE.iter().any(|w| cx.file.text.contains(w)) {
-            let mut sink = FieldWrites(&mut fields);
+            let mut sink = FieldWrites(&mut fields, cx);
             for_each_fn(&file.items, &mut |sig, body| Walker::walk(sig, body, Vec::new(), &mut sink));
         }
         *cx.state::<FileFacts>() = FileFacts { computed: true, tests, fields };
@@ -146,9 +146,10 @@ fn for_each_fn(items: &[syn::Item], f: &mut dyn FnMut(&syn::Signature, &syn::Blo
 
 /// Records the fields of `self` given a roots list: `*self.folders.write().await = dirs`,
 /// `self.roots = listed.roots`, `Self { folders: dirs, .. }`.
-struct FieldWrites<'f>(&'f mut Vec<(String, Elem)>);
+/// The fields found so far, and the file's `Cx` for its macro bodies.
+struct FieldWrites<'f, 'c, 'a>(&'f mut Vec<(String, Elem)>, &'c Cx<'a>);
 
-impl FieldWrites<'_> {
+impl FieldWrites<'_, '_, '_> {
     fn record(&mut self, field: String, kind: Option<Kind>) {
         if let Some(Kind::List(e)) = kind
             && !self.0.iter().any(|(f, _)| *f == field)
@@ -158,7 +159,11 @@ impl FieldWrites<'_> {
     }
 }
 
-impl Sink for FieldWrites<'_> {
+impl Sink for FieldWrites<'_, '_, '_> {
+    fn macro_body(&self, m: &syn::Macro) -> Option<Rc<MacroBody>> {
+        self.1.macro_body(m)
+    }
+
     fn expr(&mut self, flow: &mut Flow, e: &Expr) {
         match e {
             Expr::Assign(a) => {
@@ -1017,10 +1022,8 @@ pub(crate) trait Sink {
     fn expr(&mut self, flow: &mut Flow, e: &Expr);
     /// A pattern about to be matched against `value` (`let`, `if let`, `match` arms, `for`).
     fn pat(&mut self, _flow: &mut Flow, _pat: &Pat, _value: &Expr) {}
-    /// A macro's body read as code; sinks that hold the `Cx` share its per-file parses.
-    fn macro_body(&self, m: &syn::Macro) -> Option<Rc<MacroBody>> {
-        MacroBody::parse(m).map(Rc::new)
-    }
+    /// A macro's body read as code: `Cx::macro_body`, so every walk shares the file's parses.
+    fn macro_body(&self, m: &syn::Macro) -> Option<Rc<MacroBody>>;
 }
 
 /// Walks one function body in order, keeping `Flow` up to date: `let` bindings, closure

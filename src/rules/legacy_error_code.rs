@@ -459,16 +459,15 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             return;
         }
         let range = self.cx.node_range(m);
-        self.framed(range, false, |w| w.macro_body(&name, m.tokens.clone()));
+        self.framed(range, false, |w| w.macro_body(&name, m));
     }
 }
 
 impl Walker<'_, '_> {
     /// A macro body read as code: `matches!(value, pattern)`, else comma-separated expressions,
     /// else statements (as the engine's visitor reads them).
-    fn macro_body(&mut self, name: &str, tokens: proc_macro2::TokenStream) {
+    fn macro_body(&mut self, name: &str, m: &syn::Macro) {
         use syn::parse::Parser;
-        use syn::punctuated::Punctuated;
         if matches!(name, "matches" | "assert_matches" | "debug_assert_matches") {
             let parser = |input: syn::parse::ParseStream| {
                 let value: syn::Expr = input.parse()?;
@@ -477,20 +476,14 @@ impl Walker<'_, '_> {
                 let rest: proc_macro2::TokenStream = input.parse()?;
                 Ok((value, pat, rest))
             };
-            if let Ok((value, pat, _)) = parser.parse2(tokens.clone()) {
+            if let Ok((value, pat, _)) = parser.parse2(m.tokens.clone()) {
                 self.visit_expr(&value);
                 self.visit_pat(&pat);
                 return;
             }
         }
-        if let Ok(exprs) = Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(tokens.clone()) {
-            for e in &exprs {
-                self.visit_expr(e);
-            }
-        } else if let Ok(stmts) = syn::Block::parse_within.parse2(tokens) {
-            for s in &stmts {
-                self.visit_stmt(s);
-            }
+        if let Some(body) = self.cx.macro_body(m) {
+            body.visit(self);
         }
     }
 }

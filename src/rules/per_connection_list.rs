@@ -661,17 +661,8 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
             }
             return;
         }
-        use syn::parse::Parser;
-        if let Ok(exprs) =
-            syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated.parse2(mac.tokens.clone())
-        {
-            for e in &exprs {
-                self.visit_expr(e);
-            }
-        } else if let Ok(stmts) = syn::Block::parse_within.parse2(mac.tokens.clone()) {
-            for s in &stmts {
-                self.visit_stmt(s);
-            }
+        if let Some(body) = self.cx.macro_body(mac) {
+            body.visit(self);
         }
     }
 }

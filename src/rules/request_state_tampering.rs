@@ -1382,14 +1382,8 @@ pub(crate) mod flow {
                 self.json_macro(m);
                 return;
             }
-            if let Ok(exprs) = Punctuated::<Expr, syn::Token![,]>::parse_terminated.parse2(m.tokens.clone()) {
-                for e in &exprs {
-                    self.visit_expr(e);
-                }
-            } else if let Ok(stmts) = syn::Block::parse_within.parse2(m.tokens.clone()) {
-                for s in &stmts {
-                    self.visit_stmt(s);
-                }
+            if let Some(body) = self.cx.macro_body(m) {
+                body.visit(self);
             }
         }
     }

@@ -32,6 +32,7 @@ use crate::json::jsonrpc::{MessageKind, Sender, TranscriptMessage, is_input_requ
 use crate::json::{self, JsonKind, JsonNode};
 use crate::prefilter::mentions;
 use crate::rules::{FnRef, Rule, RuleMeta};
+use crate::rust::macro_body::MacroBody;
 use crate::rust::syntax::{fn_text, last_ident, str_value, tokens_mention};
 
 pub struct RetryReusesRequestId;
@@ -690,21 +691,15 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
             self.json_macro(m);
             return;
         }
-        let exprs = Punctuated::<Expr, syn::Token![,]>::parse_terminated.parse2(m.tokens.clone());
-        if let Ok(exprs) = exprs {
-            if matches!(name.as_str(), "write" | "writeln") {
-                let args: Vec<&Expr> = exprs.iter().skip(1).collect();
-                let range = self.cx.node_range(m);
-                self.sink(&name, range, &args);
-            }
-            for e in &exprs {
-                self.visit_expr(e);
-            }
-        } else if let Ok(stmts) = syn::Block::parse_within.parse2(m.tokens.clone()) {
-            for s in &stmts {
-                self.visit_stmt(s);
-            }
+        let Some(body) = self.cx.macro_body(m) else { return };
+        if let MacroBody::Exprs(exprs) = &*body
+            && matches!(name.as_str(), "write" | "writeln")
+        {
+            let args: Vec<&Expr> = exprs.iter().skip(1).collect();
+            let range = self.cx.node_range(m);
+            self.sink(&name, range, &args);
         }
+        body.visit(self);
     }
 }
 

@@ -17,6 +17,11 @@ pub enum MacroBody {
 impl MacroBody {
     /// The body as expressions, else as statements; `None` when it is neither (a DSL).
     pub fn parse(m: &syn::Macro) -> Option<MacroBody> {
+        // A `macro_rules!` body is matchers and templates (`($e:expr) => {..}`), never code; trying
+        // both parses on it failed every time, at a cost.
+        if m.path.is_ident("macro_rules") {
+            return None;
+        }
         if let Ok(exprs) = Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(m.tokens.clone()) {
             return Some(MacroBody::Exprs(exprs.into_iter().collect()));
         }
