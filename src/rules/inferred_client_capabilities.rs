@@ -29,7 +29,7 @@ use syn::{Expr, Member};
 use crate::context::{Impact, Role, Sdk};
 use crate::cx::Cx;
 use crate::rules::{FnRef, Rule, RuleMeta};
-use crate::rust::syntax::{has_attr, method_call_range};
+use crate::rust::syntax::{block_text, has_attr, method_call_range, text_may_mention};
 
 pub struct InferredClientCapabilities;
 
@@ -114,7 +114,8 @@ impl Rule for InferredClientCapabilities {
     }
 
     fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
-        if cx.role() != Role::Server {
+        // Every finding here is at a `peer_info()` call of the body.
+        if cx.role() != Role::Server || !text_may_mention(block_text(cx, f.body), &["peer_info"]) {
             return;
         }
         let mut flow = PeerInfoFlow { cx, env: HashMap::new(), calls: BTreeMap::new() };

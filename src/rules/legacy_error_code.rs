@@ -29,6 +29,7 @@ use crate::cx::{Cx, Origin};
 use crate::diagnostic::{Applicability, Edit, Fix};
 use crate::json::{JsonKind, JsonNode, Step};
 use crate::rules::{FnRef, Rule, RuleMeta};
+use crate::rust::syntax::{block_text, text_may_mention};
 
 pub struct LegacyErrorCode;
 
@@ -63,6 +64,14 @@ enum Code {
 }
 
 impl Code {
+    const ALL: [Code; 5] = [
+        Code::ResourceNotFound,
+        Code::UrlElicitation,
+        Code::HeaderMismatch,
+        Code::MissingCapability,
+        Code::UnsupportedVersion,
+    ];
+
     fn from_digits(digits: &str) -> Option<Code> {
         Some(match digits {
             "32002" => Code::ResourceNotFound,
@@ -204,6 +213,10 @@ impl Rule for LegacyErrorCode {
     }
 
     fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
+        // Every finding here is a literal of the body with a code's digits as written.
+        if !text_may_mention(block_text(cx, f.body), &Code::ALL.map(Code::digits)) {
+            return;
+        }
         let mut walker = Walker::new(cx);
         walker.fn_name = Some(f.sig.ident.to_string());
         walker.visit_block(f.body);

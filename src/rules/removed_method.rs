@@ -531,6 +531,10 @@ impl BodyWalk<'_, '_> {
     /// `x == "initialize"` / `"ping" != x` where `x` is a method: the literal.
     fn comparison(&self, e: &Expr) -> Option<Resolved> {
         let Expr::Binary(b) = strip(e) else { return None };
+        self.binary_comparison(b)
+    }
+
+    fn binary_comparison(&self, b: &syn::ExprBinary) -> Option<Resolved> {
         if !matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) {
             return None;
         }
@@ -594,7 +598,7 @@ impl<'ast> Visit<'ast> for BodyWalk<'_, '_> {
     }
 
     fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
-        if let Some((value, range, defined)) = self.comparison(&Expr::Binary(b.clone())) {
+        if let Some((value, range, defined)) = self.binary_comparison(b) {
             let rejects = rejected(self.cx, &range);
             self.found(&value, range, defined, rejects, "compared with a method");
         }
