@@ -159,7 +159,7 @@ impl Prefilter {
         // the engine's other scans of a file need.
         let words_where = |keep: &dyn Fn(&Meaning) -> bool| -> Vec<&'static str> {
             let mut out: Vec<&'static str> =
-                bare.iter().zip(&meaning).filter(|(_, m)| keep(m)).map(|(w, _)| *w).collect();
+                words.iter().zip(&meaning).filter(|(_, m)| keep(m)).map(|(w, _)| *w).collect();
             out.extend(MODERN_WORDS.iter().chain(LEGACY_WORDS));
             out.push(crate::suppress::MARKER);
             out
@@ -260,46 +260,100 @@ const STEMS: &[&str] = &[
 /// 2.5× one automaton or regex of all the words on the benchmark corpus (`benches/scan_speed.rs`);
 /// where the CPU has no SIMD for it, one regex.
 struct FirstPass {
+    /// The words searched for (letters, stems), alphabetical.
     words: Vec<&'static str>,
     search: Search,
 }
 
 enum Search {
-    Teddy(Vec<aho_corasick::packed::Searcher>),
+    Teddy(Vec<Group>),
+    /// Says only that a searched word is there (no `Anchor` check): a file may pass for nothing.
     Regex(regex::bytes::Regex),
 }
 
+/// One SIMD searcher, and for each of its words (by pattern id) the trigger words around it.
+struct Group {
+    searcher: aho_corasick::packed::Searcher,
+    anchors: Vec<Vec<Anchor>>,
+}
+
+/// Where a trigger word sits around a searched word it contains: a hit of the searched word is a
+/// hit of the trigger word only if the whole word is there (`Mapping"` is not `"ping"`) and, for
+/// `\b` words, starts an identifier (`SetServerCapabilities` is not `ServerCapabilities`).
+struct Anchor {
+    word: &'static str,
+    offset: usize,
+    word_start: bool,
+}
+
+impl Anchor {
+    fn found_at(&self, bytes: &[u8], hit: usize) -> bool {
+        let Some(start) = hit.checked_sub(self.offset) else { return false };
+        bytes[start..].starts_with(self.word.as_bytes())
+            && (!self.word_start || start == 0 || !is_ident_byte(bytes[start - 1]))
+    }
+}
+
+impl Group {
+    /// Whether a trigger word is in `bytes`. Searched words contain no other searched word, so at
+    /// most one starts at any byte: resuming one byte after each unconfirmed hit sees them all.
+    fn has_word(&self, bytes: &[u8]) -> bool {
+        let mut from = 0;
+        while let Some(m) = self.searcher.find_in(bytes, aho_corasick::Span::from(from..bytes.len())) {
+            if self.anchors[m.pattern().as_usize()].iter().any(|a| a.found_at(bytes, m.start())) {
+                return true;
+            }
+            from = m.start() + 1;
+        }
+        false
+    }
+}
+
 impl FirstPass {
+    /// `words` as the prefilter spells them (`\bWord` for word-start words).
     fn new(words: &[&'static str]) -> FirstPass {
+        let triggers: Vec<(&'static str, bool)> = words.iter().map(|w| split_word(w)).collect();
         // Only a word's letters are searched for: leading punctuation (`::Root>`, `"ping"`,
-        // `-32001`) is everywhere in Rust and would make the SIMD search stop at every `::`. A
-        // shorter word finds all the files the whole one does, which is all this pass must do.
-        let mut words: Vec<&'static str> = words
+        // `-32001`) is everywhere in Rust and would make the SIMD search stop at every `::`. The
+        // whole word is checked at each hit (`Anchor`).
+        let mut searched: Vec<&'static str> = triggers
             .iter()
-            .map(|w| {
+            .map(|&(w, _)| {
                 let letters = w.trim_start_matches(|c: char| !c.is_ascii_alphanumeric());
                 let letters = if letters.len() >= 4 { letters } else { w };
                 STEMS.iter().find(|s| letters.contains(**s)).copied().unwrap_or(letters)
             })
             .collect();
         // A word that contains another is found through it.
-        words.sort_by_key(|w| w.len());
-        words.dedup();
+        searched.sort_by_key(|w| w.len());
+        searched.dedup();
         let mut kept: Vec<&'static str> = Vec::new();
-        for w in words {
+        for w in searched {
             if !kept.iter().any(|k| w.contains(k)) {
                 kept.push(w);
             }
         }
         kept.sort_unstable();
+        let anchors_of = |searched: &str| -> Vec<Anchor> {
+            let mut out: Vec<Anchor> = Vec::new();
+            for &(word, word_start) in &triggers {
+                for (offset, _) in word.match_indices(searched) {
+                    out.push(Anchor { word, offset, word_start });
+                }
+            }
+            out
+        };
         // Groups of equal size: a searcher's speed falls with its number of words.
-        let group = kept.len().div_ceil(kept.len().div_ceil(64).max(1)).max(1);
-        let teddy: Option<Vec<_>> = kept
-            .chunks(group)
-            .map(|group| aho_corasick::packed::Config::new().builder().extend(group).build())
+        let size = kept.len().div_ceil(kept.len().div_ceil(64).max(1)).max(1);
+        let teddy: Option<Vec<Group>> = kept
+            .chunks(size)
+            .map(|group| {
+                let searcher = aho_corasick::packed::Config::new().builder().extend(group).build()?;
+                Some(Group { searcher, anchors: group.iter().map(|w| anchors_of(w)).collect() })
+            })
             .collect();
         let search = match teddy {
-            Some(searchers) => Search::Teddy(searchers),
+            Some(groups) => Search::Teddy(groups),
             None => {
                 let alternation: Vec<String> = kept.iter().map(|w| regex::escape(w)).collect();
                 let regex = regex::bytes::RegexBuilder::new(&alternation.join("|"))
@@ -315,7 +369,7 @@ impl FirstPass {
 
     fn is_match(&self, bytes: &[u8]) -> bool {
         match &self.search {
-            Search::Teddy(searchers) => searchers.iter().any(|s| s.find(bytes).is_some()),
+            Search::Teddy(groups) => groups.iter().any(|g| g.has_word(bytes)),
             Search::Regex(regex) => regex.is_match(bytes),
         }
     }
@@ -385,6 +439,9 @@ mod tests {
         assert!(prefilter.may_matter(b"// mcp-lint: allow(removed-method) reason", FileKind::Rust));
         assert!(prefilter.may_matter(b"const V: &str = \"2025-06-18\";", FileKind::Rust));
         assert!(!prefilter.may_matter(b"fn main() { println!(\"hello\"); }", FileKind::Rust));
+        // A searched word's hit counts only when the whole trigger word is there, `\b` honoured.
+        assert!(!prefilter.may_matter(b"let key = \"Mapping\"; call(SetServerCapabilities, 0x32002);", FileKind::Rust));
+        assert!(prefilter.may_matter(b"let key = \"Mapping\"; let m = \"ping\";", FileKind::Rust));
         // A JSON-only word lets a Rust file through only beside `json!`.
         assert!(!prefilter.may_matter(b"let m = \"method\";", FileKind::Rust));
         assert!(prefilter.may_matter(b"{\"method\": 1}", FileKind::Json));
