@@ -98,8 +98,10 @@ pub fn discover_each(
                     if file_type.is_file() {
                         // The walk follows no links, so a path below the canonical root is canonical:
                         // no `canonicalize` (a syscall per path component) per file.
-                        let id = e.path().strip_prefix(arg).map_or_else(|_| identity(e.path()), |rel| root.join(rel));
-                        if FileKind::is_scanned(e.path()) && seen.insert(id) {
+                        let id =
+                            || e.path().strip_prefix(arg).map_or_else(|_| identity(e.path()), |rel| root.join(rel));
+                        // One folder walked alone reaches each file once: nothing to remember.
+                        if FileKind::is_scanned(e.path()) && (paths.len() == 1 || seen.insert(id())) {
                             let shown = display_path(e.path());
                             found(out.files.len(), e.path(), &shown);
                             out.files.push((e.path().to_path_buf(), shown));
