@@ -31,13 +31,26 @@ fn main() {
         println!("{name:44} {hits:6} files {secs:.3} s {:6.0} MB/s", total as f64 / secs / 1e6);
     };
     time("UTF-8 check (memory bandwidth)", &|b| std::str::from_utf8(b).is_ok());
+    let built = Instant::now();
     let prefilter = Prefilter::new(mcp_lint::rules::ALL, true);
+    println!("Prefilter::new: {:.2} ms", built.elapsed().as_secs_f64() * 1e3);
     let first_pass = prefilter.first_pass_words(mcp_lint::source::FileKind::Rust);
     if std::env::var_os("SCAN_SPEED_WORDS").is_some() {
         println!("{first_pass:?}");
     }
     let label = format!("Prefilter::may_matter (the engine, {} words)", first_pass.len());
     time(&label, &|b| prefilter.may_matter(b, mcp_lint::source::FileKind::Rust));
+    // The second stage, on the files the first pass lets through.
+    let rust = mcp_lint::source::FileKind::Rust;
+    let passing: Vec<&Vec<u8>> = files.iter().filter(|b| prefilter.may_matter(b, rust)).collect();
+    let passing_mb = passing.iter().map(|b| b.len()).sum::<usize>() as f64 / 1e6;
+    let scan_start = Instant::now();
+    let activations: usize = passing.iter().map(|b| prefilter.scan(b, rust).active.len()).sum();
+    let scan_ms = scan_start.elapsed().as_secs_f64() * 1e3;
+    println!(
+        "Prefilter::scan of the {} passing files ({passing_mb:.1} MB): {scan_ms:.1} ms, {activations} rule activations",
+        passing.len()
+    );
     let default = AhoCorasick::new(&words).unwrap();
     time("aho-corasick, default automaton", &|b| default.is_match(b));
     let dfa = AhoCorasick::builder().kind(Some(AhoCorasickKind::DFA)).build(&words).unwrap();
