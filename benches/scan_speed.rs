@@ -19,7 +19,7 @@ fn main() {
     let total: usize = files.iter().map(|f| f.len()).sum();
     let mut words: Vec<&str> = Vec::new();
     for rule in mcp_lint::rules::ALL {
-        words.extend(rule.meta().triggers.iter().chain(rule.meta().json_triggers).map(|w| split_word(w).0));
+        words.extend(rule.meta().trigger_lists().iter().flat_map(|(_, list)| *list).map(|w| split_word(w).0));
     }
     words.sort();
     words.dedup();

@@ -4,11 +4,17 @@
 //! search, and the list shows which words make files expensive.
 
 use mcp_lint::context::{CLIENT_WORDS, MCP_CODE_WORDS, MCP_EVIDENCE, SERVER_WORDS};
+use mcp_lint::rules::TriggerKind;
 
 fn main() {
     for rule in mcp_lint::rules::ALL {
         let meta = rule.meta();
-        for (kind, words) in [("any", meta.triggers), ("json", meta.json_triggers), ("mcp", meta.mcp_triggers)] {
+        for (kind, words) in meta.trigger_lists() {
+            let kind = match kind {
+                TriggerKind::Any => "any",
+                TriggerKind::Json => "json",
+                TriggerKind::Mcp => "mcp",
+            };
             for w in words {
                 println!("{}\t{kind}\t{w}", meta.name);
             }

@@ -310,7 +310,8 @@ pub struct Settings {
     /// What the search upward found from a folder, by (folder, whether no `Cargo.toml` was
     /// passed yet): each folder is looked at once per run.
     by_dir: Mutex<HashMap<(PathBuf, bool), Found>>,
-    /// Folders as spelt by the walk → canonical (one syscall per folder, not per file).
+    /// Folders as spelt by the walk → canonical, so relative and absolute spellings share one
+    /// cache entry (one syscall per folder, not per file).
     canonical: crate::discover::CanonicalDirs,
     loaded: Mutex<Tables>,
     errors: Mutex<Vec<ConfigError>>,
@@ -365,7 +366,7 @@ impl Settings {
         if let Some(c) = &self.explicit {
             return Some(c.clone());
         }
-        self.config_for_dir(&self.canonical_dir(file))
+        self.config_for_dir(&self.canonical.of_file(file))
     }
 
     /// The era the configuration for this file sets, if any.
@@ -377,7 +378,7 @@ impl Settings {
     /// the configuration of the folder it is in.
     pub fn excluded(&self, path: &Path) -> Option<String> {
         let config = self.config_for(path)?;
-        let full = self.canonical_dir(path).join(path.file_name()?);
+        let full = self.canonical.of_file(path).join(path.file_name()?);
         let pattern = config.excluded_by(&full)?;
         Some(format!("excluded by `{pattern}` in {}", shown_path(&config.path)))
     }
@@ -385,7 +386,7 @@ impl Settings {
     /// What applies to one file: which rules run, their severities, the era.
     pub fn for_file(&self, file: &Path) -> FileSettings {
         let config = self.config_for(file);
-        let full = self.canonical_dir(file).join(file.file_name().unwrap_or_default());
+        let full = self.canonical.of_file(file).join(file.file_name().unwrap_or_default());
         let path_ignored = config.as_ref().map(|c| c.ignored_at(&full)).unwrap_or_default();
         let unused = rules::UNUSED_SUPPRESSION.name;
         let enabled = configurable_rules()
@@ -424,11 +425,6 @@ impl Settings {
             era: config.as_ref().and_then(|c| c.era),
             config: config.map(|c| c.path.clone()),
         }
-    }
-
-    /// The canonical folder of a path, so relative and absolute spellings share one cache entry.
-    fn canonical_dir(&self, path: &Path) -> PathBuf {
-        self.canonical.of_file(path)
     }
 
     fn config_for_dir(&self, dir: &Path) -> Option<Arc<Config>> {

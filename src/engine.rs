@@ -226,15 +226,13 @@ fn load(path: &Path, shown: &str, prefilter: &Prefilter, era_scanner: &EraScanne
 /// first pass saw them; other crates (a single file named) are scanned when first needed.
 fn seed_eras(contexts: &CrateContexts, walked: &[PathBuf], loaded: &[Loaded]) {
     let mut crates: HashMap<PathBuf, Signals> = HashMap::new();
-    let mut dirs: HashMap<PathBuf, Option<PathBuf>> = HashMap::new();
     let needed = loaded.iter().any(|l| matches!(l.work, Work::Check { .. }));
     if !needed {
         return;
     }
     for l in loaded {
-        let parent = l.path.parent().unwrap_or(Path::new(".")).to_path_buf();
-        let crate_dir = dirs.entry(parent).or_insert_with(|| contexts.crate_dir(&l.path)).clone();
-        let Some(crate_dir) = crate_dir else { continue };
+        // Memoised per folder by `contexts`.
+        let Some(crate_dir) = contexts.crate_dir(&l.path) else { continue };
         if !walked.iter().any(|w| crate_dir.starts_with(w)) {
             continue;
         }

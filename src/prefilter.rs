@@ -13,7 +13,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 use crate::context::era::{LEGACY_WORDS, MODERN_WORDS};
 use crate::context::{CLIENT_WORDS, CrateContexts, MCP_CODE_WORDS, MCP_EVIDENCE, Role, SERVER_WORDS};
-use crate::rules::Rule;
+use crate::rules::{Rule, TriggerKind};
 use crate::source::FileKind;
 
 /// A trigger word written `\bWord` counts only where an identifier starts (the byte before it is
@@ -55,21 +55,13 @@ struct Meaning {
     word_start: bool,
 }
 
-/// Which list of a rule's a trigger word comes from.
-#[derive(Clone, Copy)]
-enum Trigger {
-    Any,
-    Json,
-    Mcp,
-}
-
 /// What the prefilter found in one file.
 pub struct Scan {
     /// The rules that can fire in the file whatever its crate (all of them with the prefilter
     /// off); the engine asks `rules_for`, which adds the MCP-only words' rules in SDK crates.
     pub active: Vec<&'static dyn Rule>,
     /// With the rules that only MCP-code words activated in a Rust file whose text shows no MCP
-    /// code: what can fire if its crate depends on an MCP SDK (`Scan::rules`). Empty when no such
+    /// code: what can fire if its crate depends on an MCP SDK (`Scan::rules_for`). Empty when no such
     /// rule is left out of `active`.
     with_sdk: Vec<&'static dyn Rule>,
     pub role: Role,
@@ -106,7 +98,7 @@ pub fn mentions(text: &str, word: &str) -> bool {
     if !word_start {
         return text.contains(bare);
     }
-    text.match_indices(bare).any(|(at, _)| at == 0 || !is_ident_byte(text.as_bytes()[at - 1]))
+    text.match_indices(bare).any(|(at, _)| starts_identifier(text.as_bytes(), at))
 }
 
 impl Prefilter {
@@ -123,12 +115,9 @@ impl Prefilter {
                 }
             }
         };
-        let mut plan: Vec<(usize, usize, Trigger)> = Vec::new();
+        let mut plan: Vec<(usize, usize, TriggerKind)> = Vec::new();
         for (i, rule) in rules.iter().enumerate() {
-            let meta = rule.meta();
-            for (words, kind) in
-                [(meta.triggers, Trigger::Any), (meta.json_triggers, Trigger::Json), (meta.mcp_triggers, Trigger::Mcp)]
-            {
+            for (kind, words) in rule.meta().trigger_lists() {
                 words.iter().for_each(|&w| plan.push((entry(w), i, kind)));
             }
         }
@@ -139,19 +128,15 @@ impl Prefilter {
         for (p, i, kind) in plan {
             let m = &mut meaning[p];
             match kind {
-                Trigger::Any => m.rules.push(i),
-                Trigger::Json => m.json_rules.push(i),
-                Trigger::Mcp => m.mcp_rules.push(i),
+                TriggerKind::Any => m.rules.push(i),
+                TriggerKind::Json => m.json_rules.push(i),
+                TriggerKind::Mcp => m.mcp_rules.push(i),
             }
         }
-        server.into_iter().for_each(|p| meaning[p].server = true);
-        client.into_iter().for_each(|p| meaning[p].client = true);
-        for p in mcp_code {
-            meaning[p].mcp_code = true;
-        }
-        for m in &mut meaning {
-            m.mcp_code |= m.server || m.client;
-        }
+        // Role words make a file MCP code too.
+        server.iter().for_each(|&p| meaning[p].server = true);
+        client.iter().for_each(|&p| meaning[p].client = true);
+        mcp_code.iter().chain(&server).chain(&client).for_each(|&p| meaning[p].mcp_code = true);
         meaning[json_macro].json_macro = true;
         let bare: Vec<&'static str> = words.iter().map(|w| split_word(w).0).collect();
         // The first pass looks for the rules' words, not the role words: alone, those activate
@@ -206,7 +191,7 @@ impl Prefilter {
         // Overlapping search: a word inside another (`peer_info` in `set_peer_info`) still counts.
         for m in self.automaton.find_overlapping_iter(bytes) {
             let p = m.pattern().as_usize();
-            if self.meaning[p].word_start && m.start() > 0 && is_ident_byte(bytes[m.start() - 1]) {
+            if self.meaning[p].word_start && !starts_identifier(bytes, m.start()) {
                 continue;
             }
             hit[p] = true;
@@ -289,8 +274,7 @@ struct Anchor {
 impl Anchor {
     fn found_at(&self, bytes: &[u8], hit: usize) -> bool {
         let Some(start) = hit.checked_sub(self.offset) else { return false };
-        bytes[start..].starts_with(self.word.as_bytes())
-            && (!self.word_start || start == 0 || !is_ident_byte(bytes[start - 1]))
+        bytes[start..].starts_with(self.word.as_bytes()) && (!self.word_start || starts_identifier(bytes, start))
     }
 }
 
@@ -375,8 +359,10 @@ impl FirstPass {
     }
 }
 
-fn is_ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
+/// Whether an identifier may start at `at`: the byte before it (if any) is not a letter, digit or
+/// `_`. What a `\b` trigger word needs where it is found.
+fn starts_identifier(bytes: &[u8], at: usize) -> bool {
+    at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_')
 }
 
 #[cfg(test)]

@@ -79,6 +79,28 @@ pub struct RuleMeta {
     pub doc: &'static str,
 }
 
+/// Which of a rule's lists a trigger word is in (`RuleMeta::trigger_lists`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TriggerKind {
+    /// `triggers`: counts in every file.
+    Any,
+    /// `json_triggers`: in JSON files, and in Rust files beside `json!`.
+    Json,
+    /// `mcp_triggers`: in JSON files, and in Rust files of MCP code.
+    Mcp,
+}
+
+impl RuleMeta {
+    /// Every list of trigger words, with what kind it is.
+    pub fn trigger_lists(&self) -> [(TriggerKind, &'static [&'static str]); 3] {
+        [
+            (TriggerKind::Any, self.triggers),
+            (TriggerKind::Json, self.json_triggers),
+            (TriggerKind::Mcp, self.mcp_triggers),
+        ]
+    }
+}
+
 /// The checks of a rule. Every hook has an empty default; a rule implements those it needs.
 pub trait Rule: Sync + Send {
     fn meta(&self) -> &'static RuleMeta;
