@@ -59,7 +59,8 @@ impl<'a> Cx<'a> {
 
     /// A macro's body read as code (see `rust::macro_body`), parsed once per file.
     pub fn macro_body(&self, m: &syn::Macro) -> Option<Rc<MacroBody>> {
-        self.macro_bodies.get(m)
+        // Empty for tokens made in memory (no location).
+        self.macro_bodies.get(m, self.span_range(crate::rust::macro_body::delimiters_span(m)))
     }
 
     /// The role of the code at hand: the enclosing impl's or fn's when known, else the file's.
@@ -75,8 +76,27 @@ impl<'a> Cx<'a> {
 
     /// Byte range of a span in the file as read.
     pub fn span_range(&self, span: Span) -> Range<usize> {
-        let r = span.byte_range();
-        r.start + self.base..r.end + self.base
+        // `Span::byte_range` counts characters from a cached point in a B-tree (a few % of a
+        // whole run); where the line is ASCII up to the span, its line and column say the same.
+        let fast = self.offset_of(span.start()).zip(self.offset_of(span.end())).map(|(start, end)| start..end);
+        let range = fast.unwrap_or_else(|| {
+            let r = span.byte_range();
+            r.start + self.base..r.end + self.base
+        });
+        debug_assert_eq!(range, {
+            let r = span.byte_range();
+            r.start + self.base..r.end + self.base
+        });
+        range
+    }
+
+    /// The byte offset of a position the parser gave (1-based line, column in characters of the
+    /// text it saw, which starts after a BOM), when the line is ASCII up to it.
+    fn offset_of(&self, at: proc_macro2::LineColumn) -> Option<usize> {
+        let line_start = if at.line == 1 { self.base } else { self.file.lines.line_start(at.line.checked_sub(1)?)? };
+        let offset = line_start + at.column;
+        let before = self.file.text.as_bytes().get(line_start..offset)?;
+        (before.is_ascii() && !before.contains(&b'\n')).then_some(offset)
     }
 
     /// Byte range of a syntax node, from its first token to its last.
@@ -138,5 +158,48 @@ impl<'a> Cx<'a> {
             fix: None,
         });
         self.diagnostics.last_mut().unwrap()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::SourceFile;
+    use proc_macro2::{TokenStream, TokenTree};
+
+    /// `span_range` (line and column where the line is ASCII) gives exactly `Span::byte_range`
+    /// plus the BOM, for every token of texts with a BOM, a shebang, CRLF and non-ASCII lines.
+    #[test]
+    fn span_ranges_are_the_parsers_byte_ranges() {
+        fn spans(tokens: TokenStream, out: &mut Vec<Span>) {
+            for t in tokens {
+                out.push(t.span());
+                if let TokenTree::Group(g) = t {
+                    out.extend([g.span_open(), g.span_close()]);
+                    spans(g.stream(), out);
+                }
+            }
+        }
+        let texts = [
+            "fn f() { let s = \"ünïcode\"; let t = \"roots/list\"; }\r\nfn g() -> u8 { 1 }\n",
+            "\u{feff}fn f() { let x = 'é'; x }\nfn g() {}",
+            "#!/usr/bin/env rünner\nfn main() { println!(\"ok\"); }\n",
+            "\u{feff}#!/bin/x\n// çà\nstruct S; /* ü */ impl S { fn m(&self) -> &str { \"ß\" } }",
+        ];
+        let ctx = CrateContext::default();
+        for text in texts {
+            let parsed = crate::rust::parse::parse_rust(text).unwrap();
+            let file = SourceFile::new("a.rs".into(), "a.rs".into(), text.to_owned());
+            let mut cx = Cx::new(&file, &ctx, Origin::Rust);
+            cx.base = parsed.base;
+            let mut all = Vec::new();
+            spans(quote::ToTokens::to_token_stream(&parsed.file), &mut all);
+            assert!(all.len() > 10);
+            for span in all {
+                let r = span.byte_range();
+                assert_eq!(cx.span_range(span), r.start + parsed.base..r.end + parsed.base, "{text:?}");
+            }
+            proc_macro2::extra::invalidate_current_thread_spans();
+        }
     }
 }

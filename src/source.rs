@@ -98,6 +98,11 @@ impl LineIndex {
         start..end
     }
 
+    /// Byte offset where a 0-based line starts.
+    pub fn line_start(&self, line0: usize) -> Option<usize> {
+        self.starts.get(line0).copied()
+    }
+
     pub fn line_count(&self) -> usize {
         self.starts.len()
     }

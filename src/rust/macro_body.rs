@@ -4,6 +4,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::ops::Range;
 use std::rc::Rc;
 
 use syn::parse::Parser;
@@ -46,13 +47,8 @@ pub struct MacroBodies(RefCell<HashMap<(usize, usize), Parsed>>);
 type Parsed = Option<Rc<MacroBody>>;
 
 impl MacroBodies {
-    pub fn get(&self, m: &syn::Macro) -> Option<Rc<MacroBody>> {
-        let span = match &m.delimiter {
-            syn::MacroDelimiter::Paren(d) => d.span.join(),
-            syn::MacroDelimiter::Brace(d) => d.span.join(),
-            syn::MacroDelimiter::Bracket(d) => d.span.join(),
-        };
-        let range = span.byte_range();
+    /// The body of `m`, whose delimiters span `range` in the file (empty for tokens made in memory).
+    pub fn get(&self, m: &syn::Macro, range: Range<usize>) -> Option<Rc<MacroBody>> {
         if range.is_empty() {
             // No location (tokens made in memory): nothing to key by.
             return MacroBody::parse(m).map(Rc::new);
@@ -64,5 +60,14 @@ impl MacroBodies {
         let body = MacroBody::parse(m).map(Rc::new);
         self.0.borrow_mut().insert(key, body.clone());
         body
+    }
+}
+
+/// The span of a macro's delimiters, body included.
+pub fn delimiters_span(m: &syn::Macro) -> proc_macro2::Span {
+    match &m.delimiter {
+        syn::MacroDelimiter::Paren(d) => d.span.join(),
+        syn::MacroDelimiter::Brace(d) => d.span.join(),
+        syn::MacroDelimiter::Bracket(d) => d.span.join(),
     }
 }
