@@ -3,19 +3,30 @@
 //! The grammar follows serde_json's `json!`: JSON literals, `[…]` and `{…}` groups, members split
 //! at top-level commas and at the first lone `:`, trailing commas allowed. Anything else in a value
 //! position is a Rust expression and stays as tokens (`JsonKind::Expr`) so Rust analysis can look
-//! inside. Spans come from `proc_macro2::Span::byte_range()`, i.e. offsets in the Rust file.
+//! inside. Ranges are offsets in the Rust file (the caller's `SpanRange`).
 
 use std::ops::Range;
 
-use proc_macro2::{Delimiter, Group, Spacing, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Group, Spacing, Span, TokenStream, TokenTree};
 
 use super::tree::{JsonKind, JsonMember, JsonNode};
 
-/// `tokens` is the macro's body (what is inside `json!( … )`), `base` is added to every
-/// `Span::byte_range()` (the BOM offset of the Rust file, usually 0).
-pub fn parse_json_macro(tokens: TokenStream, base: usize) -> Option<JsonNode> {
+/// Where a span is in the Rust file (`Cx::span_range`).
+pub type SpanRange<'a> = &'a dyn Fn(Span) -> Range<usize>;
+
+/// `Span::byte_range` shifted by `base` (a BOM before the text the parser saw): for tokens that
+/// may come from several files, where `Cx::span_range` does not apply.
+pub fn shifted(base: usize) -> impl Fn(Span) -> Range<usize> {
+    move |span| {
+        let r = span.byte_range();
+        r.start + base..r.end + base
+    }
+}
+
+/// `tokens` is the macro's body (what is inside `json!( … )`); `at` places each token in the file.
+pub fn parse_json_macro(tokens: TokenStream, at: SpanRange) -> Option<JsonNode> {
     let tts: Vec<TokenTree> = tokens.into_iter().collect();
-    parse_value(&tts, base)
+    parse_value(&tts, at)
 }
 
 /// One value: exactly one JSON token or group, else a Rust expression. `None` when empty or when
@@ -23,8 +34,8 @@ pub fn parse_json_macro(tokens: TokenStream, base: usize) -> Option<JsonNode> {
 ///
 /// Recursion (through `parse_array`/`parse_object`) is one level per token group, i.e. bounded by
 /// the token nesting, which callers have already limited.
-fn parse_value(tts: &[TokenTree], base: usize) -> Option<JsonNode> {
-    let range = run_range(tts, base)?;
+fn parse_value(tts: &[TokenTree], at: SpanRange) -> Option<JsonNode> {
+    let range = run_range(tts, at)?;
     let kind = match tts {
         [TokenTree::Ident(ident)] if ident == "null" => JsonKind::Null,
         [TokenTree::Ident(ident)] if ident == "true" => JsonKind::Bool(true),
@@ -44,8 +55,8 @@ fn parse_value(tts: &[TokenTree], base: usize) -> Option<JsonNode> {
                 _ => expr(tts),
             }
         }
-        [TokenTree::Group(g)] if g.delimiter() == Delimiter::Bracket => parse_array(g, base)?,
-        [TokenTree::Group(g)] if g.delimiter() == Delimiter::Brace => parse_object(g, base)?,
+        [TokenTree::Group(g)] if g.delimiter() == Delimiter::Bracket => parse_array(g, at)?,
+        [TokenTree::Group(g)] if g.delimiter() == Delimiter::Brace => parse_object(g, at)?,
         // Identifiers, calls, paths, casts, parenthesized expressions, nested macros, …
         _ => expr(tts),
     };
@@ -56,20 +67,20 @@ fn expr(tts: &[TokenTree]) -> JsonKind {
     JsonKind::Expr(tts.iter().cloned().collect())
 }
 
-fn parse_array(group: &Group, base: usize) -> Option<JsonKind> {
+fn parse_array(group: &Group, at: SpanRange) -> Option<JsonKind> {
     let tts: Vec<TokenTree> = group.stream().into_iter().collect();
     let elements =
-        split_commas(&tts)?.into_iter().map(|element| parse_value(element, base)).collect::<Option<Vec<_>>>()?;
+        split_commas(&tts)?.into_iter().map(|element| parse_value(element, at)).collect::<Option<Vec<_>>>()?;
     Some(JsonKind::Array(elements))
 }
 
-fn parse_object(group: &Group, base: usize) -> Option<JsonKind> {
+fn parse_object(group: &Group, at: SpanRange) -> Option<JsonKind> {
     let tts: Vec<TokenTree> = group.stream().into_iter().collect();
     let mut members = Vec::new();
     for member in split_commas(&tts)? {
         let colon = (0..member.len()).find(|&i| is_lone_colon(member, i))?;
         let (key_tts, value_tts) = (&member[..colon], &member[colon + 1..]);
-        let key_range = run_range(key_tts, base)?;
+        let key_range = run_range(key_tts, at)?;
         let key = match key_tts {
             [TokenTree::Literal(lit)] => match syn::Lit::new(lit.clone()) {
                 syn::Lit::Str(s) => s.value(),
@@ -78,7 +89,7 @@ fn parse_object(group: &Group, base: usize) -> Option<JsonKind> {
             // An interpolated key (`id`, `Key::NAME`, `(name)`): keep its text as written.
             _ => source_text(key_tts),
         };
-        let value = parse_value(value_tts, base)?;
+        let value = parse_value(value_tts, at)?;
         members.push(JsonMember { key, range: key_range.start..value.range.end, key_range, value });
     }
     Some(JsonKind::Object(members))
@@ -111,11 +122,11 @@ fn is_lone_colon(tts: &[TokenTree], i: usize) -> bool {
     is_colon(i) && !(is_joint_colon(i) && is_colon(i + 1)) && !(i > 0 && is_joint_colon(i - 1))
 }
 
-/// From the first token's start to the last token's end, shifted by `base`. `None` when empty.
-fn run_range(tts: &[TokenTree], base: usize) -> Option<Range<usize>> {
-    let first = tts.first()?.span().byte_range();
-    let last = tts.last()?.span().byte_range();
-    Some(base + first.start..base + last.end.max(first.start))
+/// From the first token's start to the last token's end. `None` when empty.
+fn run_range(tts: &[TokenTree], at: SpanRange) -> Option<Range<usize>> {
+    let first = at(tts.first()?.span());
+    let last = at(tts.last()?.span());
+    Some(first.start..last.end.max(first.start))
 }
 
 /// The source text of a token run (spaces and all), falling back to the tokens' printed form
@@ -158,7 +169,7 @@ mod tests {
     }
 
     fn parse(src: &str) -> Option<JsonNode> {
-        parse_json_macro(body_of_json(src), 0)
+        parse_json_macro(body_of_json(src), &shifted(0))
     }
 
     fn slice<'a>(src: &'a str, range: &Range<usize>) -> &'a str {
@@ -278,7 +289,7 @@ mod tests {
         let node = parse(src).unwrap();
         assert_eq!((number(&node), slice(src, &node.range)), ("-1.5", "-1.5"));
         let src = "json!(\"s\")";
-        let node = parse_json_macro(body_of_json(src), 3).unwrap();
+        let node = parse_json_macro(body_of_json(src), &shifted(3)).unwrap();
         assert_eq!(node.range, 9..12);
         let src = "json!(x)";
         assert!(matches!(parse(src).unwrap().kind, JsonKind::Expr(_)));
@@ -308,11 +319,11 @@ mod tests {
     fn tokens_built_in_code_do_not_panic() {
         // Call-site spans have no source: ranges are empty and key text falls back to tokens.
         let body: TokenStream = quote::quote!({ key: [1, -2], "s": f(x) });
-        let root = parse_json_macro(body, 0).unwrap();
+        let root = parse_json_macro(body, &shifted(0)).unwrap();
         assert_eq!(root.members()[0].key, "key");
         let weird: TokenStream = quote::quote!(: , : ; - - [ { } ]);
-        let _ = parse_json_macro(weird, 0);
-        let _ = parse_json_macro(quote::quote!(-), 0);
-        let _ = parse_json_macro(quote::quote!({ , }), 0);
+        let _ = parse_json_macro(weird, &shifted(0));
+        let _ = parse_json_macro(quote::quote!(-), &shifted(0));
+        let _ = parse_json_macro(quote::quote!({ , }), &shifted(0));
     }
 }

@@ -646,7 +646,7 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
             return;
         }
         if name == "json" {
-            if let Some(root) = json::macro_body::parse_json_macro(mac.tokens.clone(), self.cx.base) {
+            if let Some(root) = json::macro_body::parse_json_macro(mac.tokens.clone(), &|s| self.cx.span_range(s)) {
                 let mut exprs = Vec::new();
                 json::walk(&root, |node, _| {
                     if let JsonKind::Expr(t) = &node.kind {

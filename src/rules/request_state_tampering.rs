@@ -1006,7 +1006,9 @@ pub(crate) mod flow {
 
         /// `json!` bodies: a request's `requestState` member, then the Rust expressions inside.
         fn json_macro(&mut self, mac: &syn::Macro) {
-            let Some(root) = json::macro_body::parse_json_macro(mac.tokens.clone(), self.cx.base) else { return };
+            let Some(root) = json::macro_body::parse_json_macro(mac.tokens.clone(), &|s| self.cx.span_range(s)) else {
+                return;
+            };
             let mut members: Vec<(&JsonNode, Range<usize>, bool)> = Vec::new();
             let mut exprs: Vec<TokenStream> = Vec::new();
             let mut objects: Vec<(&JsonNode, Vec<Step>)> = Vec::new();

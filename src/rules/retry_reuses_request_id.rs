@@ -396,7 +396,9 @@ impl<'c, 'a> Walk<'c, 'a> {
 
     /// Request objects in a `json!` body, then the Rust expressions interpolated into it.
     fn json_macro(&mut self, mac: &syn::Macro) {
-        let Some(root) = json::macro_body::parse_json_macro(mac.tokens.clone(), self.cx.base) else { return };
+        let Some(root) = json::macro_body::parse_json_macro(mac.tokens.clone(), &|s| self.cx.span_range(s)) else {
+            return;
+        };
         let macro_range = self.cx.node_range(mac);
         let mut requests: Vec<(&JsonNode, &JsonNode)> = Vec::new();
         let mut exprs: Vec<TokenStream> = Vec::new();

@@ -563,7 +563,7 @@ fn scan_tokens(cx: &mut Cx, tokens: TokenStream) {
                     && direction_fires(cx)
                     && matches!(tts.get(i + 1), Some(t) if is_punct(t, '!'))
                     && let Some(TokenTree::Group(body)) = tts.get(i + 2)
-                    && let Some(root) = json::macro_body::parse_json_macro(body.stream(), cx.base)
+                    && let Some(root) = json::macro_body::parse_json_macro(body.stream(), &|s| cx.span_range(s))
                 {
                     json::walk(&root, |node, path| check_json_object(cx, node, path));
                 }

@@ -650,9 +650,12 @@ impl ArmPlanner<'_> {
         find.visit_expr(&def.schema);
         match (find.jsons.as_slice(), find.structs.as_slice()) {
             ([mac], []) => {
-                let node = crate::json::macro_body::parse_json_macro(mac.tokens.clone(), self.cr.bases[def.file])
-                    .filter(JsonNode::is_object)
-                    .ok_or("its `json!` schema is not an object written out")?;
+                let node = crate::json::macro_body::parse_json_macro(
+                    mac.tokens.clone(),
+                    &crate::json::macro_body::shifted(self.cr.bases[def.file]),
+                )
+                .filter(JsonNode::is_object)
+                .ok_or("its `json!` schema is not an object written out")?;
                 Ok(Schema::Json(def.file, node))
             }
             ([], [s]) => Ok(Schema::Struct(s.clone())),
