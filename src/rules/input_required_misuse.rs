@@ -28,7 +28,7 @@ use crate::json::jsonrpc::{MessageKind, Sender, TranscriptMessage, is_input_requ
 use crate::json::{JsonKind, JsonNode, Step};
 use crate::rules::removed_method::is_mcp_method;
 use crate::rules::{FnRef, Rule, RuleMeta};
-use crate::rust::syntax::{last_ident, path_ends_with, str_value};
+use crate::rust::syntax::{last_ident, mod_range, path_ends_with, str_value};
 
 pub struct InputRequiredMisuse;
 
@@ -130,18 +130,19 @@ impl Rule for InputRequiredMisuse {
 
     fn call(&self, cx: &mut Cx, call: &syn::ExprCall) {
         let Expr::Path(func) = &*call.func else { return };
-        if in_test_code(cx, cx.node_range(call).start) {
-            return;
-        }
         let path = &func.path;
         let empty = (path_ends_with(path, &["InputRequiredResult", "new"])
             && call.args.len() == 2
             && call.args.iter().all(is_none))
             || (path_ends_with(path, &["InputRequiredResult", "default"]) && call.args.is_empty());
+        // The range (the call printed to tokens) only for the few calls that can be findings.
         if !empty {
             return;
         }
         let range = cx.node_range(call);
+        if in_test_code(cx, range.start) {
+            return;
+        }
         let shown = cx.text(range.clone()).split_whitespace().collect::<Vec<_>>().join(" ");
         report_empty(cx, range, format!("`{shown}` has neither input requests nor a request state"));
     }
@@ -263,7 +264,7 @@ fn test_modules(cx: &Cx, items: &[syn::Item], out: &mut Vec<Range<usize>>) {
             a.path().is_ident("cfg") && meta.contains("test") && !meta.contains("not")
         });
         if cfg_test {
-            out.push(cx.node_range(m));
+            out.push(mod_range(cx, m));
         } else if let Some((_, items)) = &m.content {
             test_modules(cx, items, out);
         }
