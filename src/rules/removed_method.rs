@@ -215,6 +215,9 @@ const VARIANTS: &[(&str, &str, &str)] = &[
     ("ServerNotification", "ElicitationCompletionNotification", "notifications/elicitation/complete"),
 ];
 
+/// The enums of `VARIANTS` and of the `ServerRequest` pings `sdk_variant` matches.
+const SDK_ENUMS: &[&str] = &["ClientRequest", "ClientNotification", "ServerRequest", "ServerNotification"];
+
 /// Calls that register a handler for a method name (`router.on_request("initialize", …)`).
 const REGISTER_VERBS: &[&str] = &[
     "on",
@@ -440,6 +443,15 @@ fn check_args<'a>(cx: &mut Cx, args: impl Iterator<Item = &'a Expr>, registering
 /// (a client sending) or matched (a server handling); `ServerRequest::PingRequest` only matched
 /// (a client answering the server's ping; building one is `server-initiated-request`'s).
 fn sdk_variant(cx: &mut Cx, path: &syn::Path, pattern: bool) {
+    // Every path offered comes here: most are one segment, or name no SDK enum.
+    let n = path.segments.len();
+    let named_enum = n >= 2 && {
+        let e = &path.segments[n - 2].ident;
+        SDK_ENUMS.iter().any(|name| e == name)
+    };
+    if !named_enum {
+        return;
+    }
     let hit = VARIANTS.iter().find(|(e, v, _)| path_ends_with(path, &[e, v])).map(|(_, _, m)| *m);
     let method = match hit {
         Some(m) => m,
@@ -755,6 +767,12 @@ fn macro_rejects(m: &syn::Macro) -> bool {
 #[cfg(test)]
 mod tests {
     use crate::engine::check_text;
+
+    /// `sdk_variant` looks at no path whose second-to-last segment is not one of `SDK_ENUMS`.
+    #[test]
+    fn every_variant_is_of_a_listed_enum() {
+        assert!(super::VARIANTS.iter().all(|(e, _, _)| super::SDK_ENUMS.contains(e)));
+    }
 
     fn findings(name: &str, text: &str) -> Vec<(usize, String)> {
         crate::rules::test_support::spans_of("removed-method", name, text)
