@@ -81,6 +81,14 @@ def parse_tree(must_parse) -> Path:
     return tree
 
 
+def instructions(cmd) -> int:
+    """Instructions the command executes (valgrind's callgrind, no cache simulation): unlike wall
+    time, the same from run to run, so a ratio of two of them does not drift with the machine."""
+    out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *map(str, cmd)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True).stderr
+    return int(re.search(r"Collected : (\d+)", out).group(1))
+
+
 def timed(cmd, runs):
     """Wall times of `runs` runs after one warm-up (warm page cache)."""
     subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -168,6 +176,8 @@ def main():
             2 * RUNS + 1)
         parse_rows.append((threads, fmt(t_engine), fmt(t_syn), statistics.median(t_engine) / statistics.median(t_syn)))
         scaling[f"engine-{threads}t"] = statistics.median(t_engine)
+    ins_engine = instructions([MCP_LINT, "check", "--format", "json", "--threads", "1", pt])
+    ins_syn = instructions([SYN_LOOP, pt, "1"])
     # For reference, not a target: every rule on every file, as if no rule had trigger words.
     t_all_rules = timed([str(MCP_LINT), "check", "--format", "json", "--no-prefilter", "--threads", "1", pt], RUNS)
     ratios["4× / 1× time"] = scaling[4] / scaling[1]
@@ -207,6 +217,9 @@ def main():
         "| threads | mcp-lint check (all rules) | bare `syn::parse_file` loop | ratio |",
         "|---|---|---|---|",
         *[f"| {t} | {a} | {b} | {r:.2f}× |" for t, a, b, r in parse_rows],
+        "",
+        f"Instructions executed on one thread (valgrind's callgrind, the same from run to run where wall time drifts): "
+        f"mcp-lint {ins_engine / 1e9:.2f} G, the bare loop {ins_syn / 1e9:.2f} G: **{ins_engine / ins_syn:.2f}×**.",
         "",
         f"For reference: with `--no-prefilter` (every rule runs on every file, as if no rule had trigger words) the same "
         f"tree takes {fmt(t_all_rules)} on one thread.",

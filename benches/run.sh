@@ -4,9 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Peers: ripgrep and GNU time from Debian's packages, ast-grep from PyPI.
-if ! command -v rg >/dev/null || [ ! -x /usr/bin/time ]; then
-  apt-get update -qq && apt-get install -y -qq ripgrep time >/dev/null
+# Peers: ripgrep, GNU time and valgrind (instruction counts) from Debian's packages, ast-grep from PyPI.
+if ! command -v rg >/dev/null || [ ! -x /usr/bin/time ] || ! command -v valgrind >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq ripgrep time valgrind >/dev/null
 fi
 if ! command -v ast-grep >/dev/null; then
   pip install --quiet ast-grep-cli==0.51.1
