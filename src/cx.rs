@@ -12,6 +12,7 @@ use crate::context::{CrateContext, Role, Sdk};
 use crate::diagnostic::Diagnostic;
 use crate::rules::RuleMeta;
 use crate::rust::macro_body::{MacroBodies, MacroBody};
+use crate::rust::parse::file_range;
 use crate::source::SourceFile;
 
 /// Where the node a rule is looking at came from.
@@ -79,14 +80,8 @@ impl<'a> Cx<'a> {
         // `Span::byte_range` counts characters from a cached point in a B-tree (a few % of a
         // whole run); where the line is ASCII up to the span, its line and column say the same.
         let fast = self.offset_of(span.start()).zip(self.offset_of(span.end())).map(|(start, end)| start..end);
-        let range = fast.unwrap_or_else(|| {
-            let r = span.byte_range();
-            r.start + self.base..r.end + self.base
-        });
-        debug_assert_eq!(range, {
-            let r = span.byte_range();
-            r.start + self.base..r.end + self.base
-        });
+        let range = fast.unwrap_or_else(|| file_range(span, self.base));
+        debug_assert_eq!(range, file_range(span, self.base));
         range
     }
 
@@ -196,8 +191,7 @@ mod tests {
             spans(quote::ToTokens::to_token_stream(&parsed.file), &mut all);
             assert!(all.len() > 10);
             for span in all {
-                let r = span.byte_range();
-                assert_eq!(cx.span_range(span), r.start + parsed.base..r.end + parsed.base, "{text:?}");
+                assert_eq!(cx.span_range(span), file_range(span, parsed.base), "{text:?}");
             }
             proc_macro2::extra::invalidate_current_thread_spans();
         }

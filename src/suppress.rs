@@ -471,8 +471,7 @@ struct ExtentVisitor<'a> {
 impl ExtentVisitor<'_> {
     /// Records the node if it starts at an anchor; says whether any anchor lies inside it.
     fn enter(&mut self, node: &impl Spanned) -> bool {
-        let r = node.span().byte_range();
-        let (start, end) = (r.start + self.base, r.end + self.base);
+        let std::ops::Range { start, end } = crate::rust::parse::file_range(node.span(), self.base);
         let i = self.anchors.partition_point(|a| *a < start);
         let Some(&first) = self.anchors.get(i) else { return false };
         if first >= end {

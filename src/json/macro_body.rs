@@ -17,10 +17,7 @@ pub type SpanRange<'a> = &'a dyn Fn(Span) -> Range<usize>;
 /// `Span::byte_range` shifted by `base` (a BOM before the text the parser saw): for tokens that
 /// may come from several files, where `Cx::span_range` does not apply.
 pub fn shifted(base: usize) -> impl Fn(Span) -> Range<usize> {
-    move |span| {
-        let r = span.byte_range();
-        r.start + base..r.end + base
-    }
+    move |span| crate::rust::parse::file_range(span, base)
 }
 
 /// `tokens` is the macro's body (what is inside `json!( … )`); `at` places each token in the file.

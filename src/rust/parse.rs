@@ -21,6 +21,13 @@ pub struct ParseFailure {
     pub message: String,
 }
 
+/// Where a span of the parser's tokens is in the file: `Span::byte_range` moved by `base`, the bytes
+/// before the parser's text (`ParsedRust::base`).
+pub fn file_range(span: proc_macro2::Span, base: usize) -> Range<usize> {
+    let r = span.byte_range();
+    r.start + base..r.end + base
+}
+
 /// Parses a whole file. The caller must call `proc_macro2::extra::invalidate_current_thread_spans`
 /// once it is done with the tree (spans live in a thread-local map that otherwise only grows).
 pub fn parse_rust(text: &str) -> Result<ParsedRust, ParseFailure> {

@@ -17,8 +17,7 @@ pub struct Src<'a> {
 
 impl Src<'_> {
     pub fn span(&self, span: Span) -> Range<usize> {
-        let r = span.byte_range();
-        r.start + self.base..r.end + self.base
+        crate::rust::parse::file_range(span, self.base)
     }
 
     pub fn range(&self, node: &impl Spanned) -> Range<usize> {
