@@ -70,10 +70,16 @@ pub fn parse_rust(text: &str) -> Result<ParsedRust, ParseFailure> {
 /// balance as counted (the scan misread something): the caller then walks the tokens.
 fn scanned_depth(text: &str) -> Option<usize> {
     let b = text.as_bytes();
-    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
     let (mut i, mut depth, mut max) = (0usize, 0usize, 0usize);
     while i < b.len() {
         match b[i] {
+            // Runs of spaces and of punctuation that opens nothing, at a time.
+            c if BYTE_CLASS[usize::from(c)] == OTHER => {
+                i += 1;
+                while i < b.len() && BYTE_CLASS[usize::from(b[i])] == OTHER {
+                    i += 1;
+                }
+            }
             b'(' | b'[' | b'{' => {
                 depth += 1;
                 max = max.max(depth);
@@ -103,27 +109,29 @@ fn scanned_depth(text: &str) -> Option<usize> {
                 }
             }
             b'"' => i = string_end(b, i + 1)?,
-            // Raw strings: `r"…"`, `r#"…"#`, also after `b` or `c`, at the start of a token.
-            b'r' if i == 0
-                || !ident(b[i - 1])
-                || (i >= 1 && matches!(b[i - 1], b'b' | b'c') && (i < 2 || !ident(b[i - 2]))) =>
-            {
-                let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
-                if b.get(i + 1 + hashes) != Some(&b'"') {
+            // A whole identifier or number at a time: most of a file's bytes are in one, and only
+            // `r`, `br` and `cr` can open a raw string (`r"…"`, `r#"…"#`).
+            c if BYTE_CLASS[usize::from(c)] == IDENT => {
+                let start = i;
+                while i < b.len() && BYTE_CLASS[usize::from(b[i])] == IDENT {
                     i += 1;
-                    continue;
                 }
-                let mut close = Vec::with_capacity(hashes + 1);
-                close.push(b'"');
-                close.extend(std::iter::repeat_n(b'#', hashes));
-                let from = i + 2 + hashes;
-                let at = b[from..].windows(close.len()).position(|w| w == close.as_slice())?;
-                i = from + at + close.len();
+                if matches!(&b[start..i], b"r" | b"br" | b"cr") {
+                    let hashes = b[i..].iter().take_while(|&&c| c == b'#').count();
+                    if b.get(i + hashes) == Some(&b'"') {
+                        let mut close = Vec::with_capacity(hashes + 1);
+                        close.push(b'"');
+                        close.extend(std::iter::repeat_n(b'#', hashes));
+                        let from = i + hashes + 1;
+                        let at = b[from..].windows(close.len()).position(|w| w == close.as_slice())?;
+                        i = from + at + close.len();
+                    }
+                }
             }
             // A character literal (`'x'`, `'\n'`, `'\''`, `b'{'`) or a lifetime/label (`'a`).
             b'\'' => {
                 if b.get(i + 1) == Some(&b'\\') {
-                    i = b[i + 3..].iter().position(|&c| c == b'\'').map(|n| i + 3 + n + 1)?;
+                    i = b.get(i + 3..)?.iter().position(|&c| c == b'\'').map(|n| i + 3 + n + 1)?;
                 } else {
                     let c = text.get(i + 1..)?.chars().next()?;
                     let after = i + 1 + c.len_utf8();
@@ -136,6 +144,27 @@ fn scanned_depth(text: &str) -> Option<usize> {
     // A doc comment is a `#[doc = "…"]` token group, one level below where it stands.
     (depth == 0).then_some(max + 1)
 }
+
+/// What `scanned_depth` does with a byte: brackets, `/`, quotes and apostrophes each have a case;
+/// an identifier or number (any byte of a non-ASCII character counts) is read whole; the rest
+/// is skipped.
+const BYTE_CLASS: [u8; 256] = {
+    let mut table = [OTHER; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        if b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80 {
+            table[c] = IDENT;
+        } else if matches!(b, b'(' | b'[' | b'{' | b')' | b']' | b'}' | b'/' | b'"' | b'\'') {
+            table[c] = SPECIAL;
+        }
+        c += 1;
+    }
+    table
+};
+const OTHER: u8 = 0;
+const IDENT: u8 = 1;
+const SPECIAL: u8 = 2;
 
 /// The index just past the `"` that closes a string whose body starts at `i` (escapes skipped).
 fn string_end(b: &[u8], mut i: usize) -> Option<usize> {
@@ -222,6 +251,7 @@ mod tests {
             "const S: &str = \"(((\\\"[[\"; const R: &str = r#\"(\"{\"#; const B: &[u8] = br\"{{\";",
             "/* ( /* nested ] */ { */ fn f() {} // )))\n",
             "fn r#match() { let r = 1; let br = (r, [r]); }",
+            "fn f() { let r#type = (1); let s = r##\"a\"#{\"##; let t = cr#\"(\"#; let u = xr(1); }",
             "fn f() { let x = \"\\u{28}\"; let c = '\\u{7b}'; let ü = ('é', \"ß\"); }",
         ]
         .map(String::from)
