@@ -27,8 +27,9 @@ pub struct Prefilter {
     /// Any trigger word, protocol revision or suppression marker: a file without one needs
     /// nothing more than reading. For Rust files the JSON-only words stand behind `json!`
     /// (quoted words such as `"result"` are common in Rust and would let many files through).
-    first_pass_rust: FirstPass,
-    first_pass_json: FirstPass,
+    /// Each is built when first needed: a run over Rust files never builds the JSON one.
+    first_pass_rust: LazyFirstPass,
+    first_pass_json: LazyFirstPass,
     /// What each pattern means, by pattern index.
     meaning: Vec<Meaning>,
     rules: Vec<&'static dyn Rule>,
@@ -151,8 +152,8 @@ impl Prefilter {
         };
         // An MCP-only word lets a Rust file through: whether its crate has an SDK is known later.
         let first_pass_rust =
-            FirstPass::new(&words_where(&|m| !m.rules.is_empty() || !m.mcp_rules.is_empty() || m.json_macro));
-        let first_pass_json = FirstPass::new(&words_where(&|m| {
+            LazyFirstPass::new(words_where(&|m| !m.rules.is_empty() || !m.mcp_rules.is_empty() || m.json_macro));
+        let first_pass_json = LazyFirstPass::new(words_where(&|m| {
             !m.rules.is_empty() || !m.json_rules.is_empty() || !m.mcp_rules.is_empty()
         }));
         for (m, w) in meaning.iter_mut().zip(&words) {
@@ -177,13 +178,16 @@ impl Prefilter {
     /// suppression comment. When false, no rule can fire in it and the file says nothing of its
     /// crate's era, so it need not be scanned further. Always true with the prefilter off.
     pub fn may_matter(&self, bytes: &[u8], kind: FileKind) -> bool {
-        let first_pass = if kind == FileKind::Rust { &self.first_pass_rust } else { &self.first_pass_json };
-        !self.enabled || first_pass.is_match(bytes)
+        !self.enabled || self.first_pass(kind).is_match(bytes)
     }
 
     /// The words the first pass searches for in files of this kind (for `benches/scan_speed.rs`).
     pub fn first_pass_words(&self, kind: FileKind) -> &[&'static str] {
-        if kind == FileKind::Rust { &self.first_pass_rust.words } else { &self.first_pass_json.words }
+        &self.first_pass(kind).words
+    }
+
+    fn first_pass(&self, kind: FileKind) -> &FirstPass {
+        if kind == FileKind::Rust { self.first_pass_rust.get() } else { self.first_pass_json.get() }
     }
 
     pub fn scan(&self, bytes: &[u8], kind: FileKind) -> Scan {
@@ -254,6 +258,22 @@ enum Search {
     Teddy(Vec<Group>),
     /// Says only that a searched word is there (no `Anchor` check): a file may pass for nothing.
     Regex(regex::bytes::Regex),
+}
+
+/// A first pass's words, and its searchers once built (about 10 M instructions each).
+struct LazyFirstPass {
+    words: Vec<&'static str>,
+    built: OnceLock<FirstPass>,
+}
+
+impl LazyFirstPass {
+    fn new(words: Vec<&'static str>) -> LazyFirstPass {
+        LazyFirstPass { words, built: OnceLock::new() }
+    }
+
+    fn get(&self) -> &FirstPass {
+        self.built.get_or_init(|| FirstPass::new(&self.words))
+    }
 }
 
 /// One SIMD searcher, and for each of its words (by pattern id) the trigger words around it.
