@@ -9,7 +9,8 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use aho_corasick::automaton::Automaton;
+use aho_corasick::{Anchored, MatchKind};
 
 use crate::context::era::{LEGACY_WORDS, MODERN_WORDS};
 use crate::context::{CLIENT_WORDS, CrateContexts, MCP_CODE_WORDS, MCP_EVIDENCE, Role, SERVER_WORDS};
@@ -23,7 +24,7 @@ pub const WORD_START: &str = "\\b";
 
 pub struct Prefilter {
     /// Every word, for the overlapping search of files that passed the first pass.
-    automaton: AhoCorasick,
+    automaton: aho_corasick::dfa::DFA,
     /// Any trigger word, protocol revision or suppression marker: a file without one needs
     /// nothing more than reading. For Rust files the JSON-only words stand behind `json!`
     /// (quoted words such as `"result"` are common in Rust and would let many files through).
@@ -160,8 +161,11 @@ impl Prefilter {
             m.word_start = split_word(w).1;
         }
         // A DFA: about 3× the default automaton's speed, and these few hundred states are cheap.
-        let automaton = AhoCorasick::builder()
-            .kind(Some(AhoCorasickKind::DFA))
+        // No prefilter of its own: the first pass has filtered, and without one the start state is
+        // not special, so `scan`'s loop stops only at matches.
+        let automaton = aho_corasick::dfa::Builder::new()
+            .match_kind(MatchKind::Standard)
+            .prefilter(false)
             .build(&bare)
             .expect("trigger words build an automaton");
         Prefilter { automaton, first_pass_rust, first_pass_json, meaning, rules: rules.to_vec(), enabled }
@@ -193,12 +197,26 @@ impl Prefilter {
     pub fn scan(&self, bytes: &[u8], kind: FileKind) -> Scan {
         let mut hit = vec![false; self.meaning.len()];
         // Overlapping search: a word inside another (`peer_info` in `set_peer_info`) still counts.
-        for m in self.automaton.find_overlapping_iter(bytes) {
-            let p = m.pattern().as_usize();
-            if self.meaning[p].word_start && !starts_identifier(bytes, m.start()) {
+        // The DFA's own loop, which `find_overlapping_iter` runs with an iterator's bookkeeping
+        // per byte: here a match state lists every word that ends at the byte.
+        let aut = &self.automaton;
+        let mut state = aut.start_state(Anchored::No).expect("the DFA searches unanchored");
+        for (at, &byte) in bytes.iter().enumerate() {
+            state = aut.next_state(Anchored::No, state, byte);
+            if !aut.is_special(state) {
                 continue;
             }
-            hit[p] = true;
+            if aut.is_dead(state) {
+                break;
+            }
+            for k in 0..aut.match_len(state) {
+                let pattern = aut.match_pattern(state, k);
+                let p = pattern.as_usize();
+                if self.meaning[p].word_start && !starts_identifier(bytes, at + 1 - aut.pattern_len(pattern)) {
+                    continue;
+                }
+                hit[p] = true;
+            }
         }
         let found = || self.meaning.iter().zip(&hit).filter(|(_, h)| **h).map(|(m, _)| m);
         let reads_json = kind != FileKind::Rust || found().any(|m| m.json_macro);
