@@ -23,6 +23,9 @@
 use std::collections::HashSet;
 use std::ops::Range;
 use std::rc::Rc;
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
 
 use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::{self, Visit};
@@ -32,7 +35,7 @@ use crate::context::{Impact, Role};
 use crate::cx::{Cx, Origin};
 use crate::rules::{FnRef, Rule, RuleMeta};
 use crate::rust::macro_body::MacroBody;
-use crate::rust::syntax::{has_attr, method_call_range, mod_range, path_ends_with};
+use crate::rust::syntax::{fn_text, has_attr, method_call_range, mod_range, path_ends_with};
 
 pub struct FirstRootAsWorkspace;
 
@@ -85,9 +88,12 @@ impl Rule for FirstRootAsWorkspace {
         if !applies(cx, f, ROOTS_EVIDENCE) {
             return;
         }
-        let len_checked = len_checked_lists(f.body);
         let fields = root_fields(cx);
-        let mut sink = FirstPick { cx, len_checked, emptiness_tests: HashSet::new() };
+        // Every pick reported is of a roots list (`Kind::List`), which needs a sign of roots.
+        if !may_hold_roots(fn_text(cx, f.sig, f.body), &fields) {
+            return;
+        }
+        let mut sink = FirstPick { cx, body: f.body, len_checked: None, emptiness_tests: HashSet::new() };
         Walker::run(f, fields, &mut sink);
     }
 }
@@ -110,9 +116,15 @@ impl FileFacts {
         let mut tests = Vec::new();
         collect_test_mods(cx, &file.items, &mut tests);
         let mut fields = Vec::new();
-        if ROOTS_EVIDENCE.iter().any(|w| cx.file.text.contains(w)) {
+        if file_mentions(cx, ROOTS_EVIDENCE) {
             let mut sink = FieldWrites(&mut fields, cx);
-            for_each_fn(&file.items, &mut |sig, body| Walker::walk(sig, body, Vec::new(), &mut sink));
+            for_each_fn(&file.items, &mut |sig, body| {
+                // A field is recorded only when given a roots list (`Kind::List`); with no fields
+                // known yet, that needs a sign of roots in the function's own text.
+                if may_hold_roots(fn_text(sink.1, sig, body), &[]) {
+                    Walker::walk(sig, body, Vec::new(), &mut sink);
+                }
+            });
         }
         *cx.state::<FileFacts>() = FileFacts { computed: true, tests, fields };
     }
@@ -197,10 +209,7 @@ fn self_field(e: &Expr) -> Option<String> {
         Expr::Await(a) => self_field(&a.base),
         Expr::Try(t) => self_field(&t.expr),
         Expr::MethodCall(m)
-            if matches!(
-                m.method.to_string().as_str(),
-                "write" | "lock" | "borrow_mut" | "unwrap" | "expect" | "get_mut"
-            ) =>
+            if ["write", "lock", "borrow_mut", "unwrap", "expect", "get_mut"].iter().any(|n| m.method == n) =>
         {
             self_field(&m.receiver)
         }
@@ -220,17 +229,46 @@ pub(crate) fn applies(cx: &mut Cx, f: &FnRef, words: &'static [&'static str]) ->
     file_mentions(cx, words)
 }
 
-/// Whether the file's text has one of `words`: searched once per file and word list, not once
-/// per function (a file of a thousand functions would otherwise be read a thousand times).
+/// Whether the file's text has one of `words`: searched once per file and word, not once per
+/// function (a file of a thousand functions would otherwise be read a thousand times). The roots
+/// rules' lists share most of their words (`ROOTS_WORDS`), so each word is searched once.
 pub(crate) fn file_mentions(cx: &mut Cx, words: &'static [&'static str]) -> bool {
     #[derive(Default)]
-    struct Mentions(Vec<(&'static [&'static str], bool)>);
-    if let Some(&(_, found)) = cx.state_ref::<Mentions>().and_then(|m| m.0.iter().find(|(k, _)| *k == words)) {
+    struct Mentions {
+        lists: Vec<(&'static [&'static str], bool)>,
+        words: Vec<(&'static str, bool)>,
+    }
+    if let Some(&(_, found)) = cx.state_ref::<Mentions>().and_then(|m| m.lists.iter().find(|(k, _)| *k == words)) {
         return found;
     }
-    let found = words.iter().any(|w| cx.file.text.contains(w));
-    cx.state::<Mentions>().0.push((words, found));
+    let text = cx.file.text.as_str();
+    let mentions = cx.state::<Mentions>();
+    let found = words.iter().any(|&w| match mentions.words.iter().find(|(k, _)| *k == w) {
+        Some(&(_, found)) => found,
+        None => {
+            let found = text.contains(w);
+            mentions.words.push((w, found));
+            found
+        }
+    });
+    mentions.lists.push((words, found));
     found
+}
+
+/// Whether a function's text (`fn_text`: signature and body, macro bodies included) may give a
+/// value a rooted `Kind` (`Kind::rooted`). Every rooted kind starts from a name or type that says
+/// `root` in any case (`roots`, `root_dir`, `Vec<Root>`, `roots_list()`, `ROOTS`, `format!("{root}")`),
+/// a `"roots"` key (written plainly, or with an escape: a backslash), or a field of `self` the file
+/// fills with roots (`fields`, named in the text by `self.<field>`); all of them are tokens of the
+/// function, so where the text has none of these, the roots flow finds nothing. `None` (no text
+/// known) may hold anything.
+pub(crate) fn may_hold_roots(text: Option<&str>, fields: &[(String, Elem)]) -> bool {
+    static ROOT_WORD: OnceLock<AhoCorasick> = OnceLock::new();
+    let Some(text) = text else { return true };
+    let root_word = ROOT_WORD.get_or_init(|| {
+        AhoCorasick::builder().ascii_case_insensitive(true).build(["root", "\\"]).expect("two plain words")
+    });
+    root_word.is_match(text) || fields.iter().any(|(f, _)| text.contains(f.as_str()))
 }
 
 /// The fields of `self` the file fills with roots.
@@ -265,15 +303,18 @@ fn tokens_have_ident(tokens: &TokenStream, name: &str) -> bool {
 }
 
 /// Reports the first-element picks of a roots list.
-struct FirstPick<'c, 'a> {
+struct FirstPick<'c, 'a, 'f> {
     cx: &'c mut Cx<'a>,
-    /// Lists (as normalized text) whose length the function compares with 1 or 2.
-    len_checked: HashSet<String>,
+    /// The function's body, read for `len_checked` when a pick is found.
+    body: &'f syn::Block,
+    /// Lists (as normalized text) whose length the function compares with 1 or 2: read from the
+    /// body on the first pick of a list (most functions have none).
+    len_checked: Option<HashSet<String>>,
     /// Ranges of picks that are only tested for presence (`roots.first().is_some()`).
     emptiness_tests: HashSet<(usize, usize)>,
 }
 
-impl FirstPick<'_, '_> {
+impl FirstPick<'_, '_, '_> {
     fn report(&mut self, range: Range<usize>, shown: &str, list: &Expr) {
         let list_range = self.cx.node_range(base_of(list));
         let d = self.cx.report(
@@ -290,12 +331,13 @@ impl FirstPick<'_, '_> {
         }
     }
 
-    fn checked(&self, list: &Expr) -> bool {
-        self.len_checked.contains(&normalized(list))
+    fn checked(&mut self, list: &Expr) -> bool {
+        let body = self.body;
+        self.len_checked.get_or_insert_with(|| len_checked_lists(body)).contains(&normalized(list))
     }
 }
 
-impl Sink for FirstPick<'_, '_> {
+impl Sink for FirstPick<'_, '_, '_> {
     fn macro_body(&self, m: &syn::Macro) -> Option<Rc<MacroBody>> {
         self.cx.macro_body(m)
     }
@@ -303,19 +345,27 @@ impl Sink for FirstPick<'_, '_> {
     fn expr(&mut self, flow: &mut Flow, e: &Expr) {
         match e {
             Expr::MethodCall(m) => {
-                let name = m.method.to_string();
-                if matches!(name.as_str(), "is_some" | "is_none") && m.args.is_empty() {
-                    let r = self.cx.node_range(&*m.receiver);
-                    self.emptiness_tests.insert((r.start, r.end));
+                let name = &m.method;
+                if (name == "is_some" || name == "is_none") && m.args.is_empty() {
+                    // Only a pick's range is ever looked up here, and a pick is a method call or an
+                    // index (under no parentheses: they would widen the range); other receivers
+                    // need not be printed for their range.
+                    if could_be_pick(&m.receiver) {
+                        let r = self.cx.node_range(&*m.receiver);
+                        self.emptiness_tests.insert((r.start, r.end));
+                    }
                     return;
                 }
-                let pick = match name.as_str() {
-                    "first" => m.args.is_empty(),
-                    "get" | "nth" => m.args.len() == 1 && int_lit(&m.args[0]) == Some(0),
+                let pick = if name == "first" {
+                    m.args.is_empty()
+                } else if name == "get" || name == "nth" {
+                    m.args.len() == 1 && int_lit(&m.args[0]) == Some(0)
+                } else if name == "next" {
                     // `roots.iter().next()`; a bare iterator variable's `next()` may be a loop over
                     // every root, so only a chain counts.
-                    "next" => m.args.is_empty() && matches!(strip(&m.receiver), Expr::MethodCall(_)),
-                    _ => false,
+                    m.args.is_empty() && matches!(strip(&m.receiver), Expr::MethodCall(_))
+                } else {
+                    false
                 };
                 if !pick || !matches!(flow.kind_of(&m.receiver), Some(Kind::List(_))) {
                     return;
@@ -364,6 +414,16 @@ impl Sink for FirstPick<'_, '_> {
     }
 }
 
+/// Whether an expression may be one `FirstPick` reports (a method call or an index), or an
+/// invisible group around one (which has the same range).
+fn could_be_pick(e: &Expr) -> bool {
+    match e {
+        Expr::Group(g) => could_be_pick(&g.expr),
+        Expr::MethodCall(_) | Expr::Index(_) => true,
+        _ => false,
+    }
+}
+
 /// The span of a pick: from the first link that is not a plain accessor of the list (`iter()` in
 /// `roots.iter().next()`) to the closing parenthesis, so `first()` or `iter().next()`.
 fn pick_range(cx: &Cx, m: &syn::ExprMethodCall) -> Range<usize> {
@@ -371,7 +431,7 @@ fn pick_range(cx: &Cx, m: &syn::ExprMethodCall) -> Range<usize> {
     let mut start = method_call_range(cx, m).start;
     if m.method == "next"
         && let Expr::MethodCall(inner) = strip(&m.receiver)
-        && matches!(inner.method.to_string().as_str(), "iter" | "into_iter" | "iter_mut")
+        && ["iter", "into_iter", "iter_mut"].iter().any(|n| inner.method == n)
     {
         start = method_call_range(cx, inner).start;
     }
@@ -382,10 +442,10 @@ fn pick_range(cx: &Cx, m: &syn::ExprMethodCall) -> Range<usize> {
 fn chain_reorders(e: &Expr) -> bool {
     let mut e = strip(e);
     while let Expr::MethodCall(m) = e {
-        if matches!(
-            m.method.to_string().as_str(),
-            "rev" | "skip" | "skip_while" | "step_by" | "sorted_by" | "sorted_by_key" | "last" | "find"
-        ) {
+        if ["rev", "skip", "skip_while", "step_by", "sorted_by", "sorted_by_key", "last", "find"]
+            .iter()
+            .any(|n| m.method == n)
+        {
             return true;
         }
         e = strip(&m.receiver);
@@ -732,10 +792,11 @@ impl Flow {
             Expr::Await(a) => self.kind_of(&a.base),
             Expr::Unary(u) if matches!(u.op, UnOp::Deref(_)) => self.kind_of(&u.expr),
             Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
-                let name = p.path.segments[0].ident.to_string();
-                match self.lookup(&name) {
-                    Some(k) => k,
-                    None => name_kind(&name),
+                // Looked up by comparing the identifier in place; printed only for `name_kind`.
+                let ident = &p.path.segments[0].ident;
+                match self.scope.iter().rev().find(|(n, _)| ident == n) {
+                    Some((_, k)) => *k,
+                    None => name_kind(&ident.to_string()),
                 }
             }
             Expr::Field(f) => match &f.member {
@@ -945,9 +1006,8 @@ impl Flow {
 /// What a name says: `roots`, `client_roots` are root lists; `root_uri`, `root_str` a root's string;
 /// `root`, `root_dir`, `workspace_root` a root of unknown type; `uri`, `*_str` strings.
 pub(crate) fn name_kind(name: &str) -> Option<Kind> {
-    let lower = name.to_ascii_lowercase();
-    let parts: Vec<&str> = lower.split('_').filter(|p| !p.is_empty()).collect();
-    let has = |w: &str| parts.contains(&w);
+    // The parts between underscores, compared without case (as lowercased ASCII).
+    let has = |w: &str| name.split('_').any(|p| p.eq_ignore_ascii_case(w));
     if has("roots") {
         return Some(Kind::List(Elem::Root));
     }
@@ -957,7 +1017,8 @@ pub(crate) fn name_kind(name: &str) -> Option<Kind> {
         }
         return Some(Kind::RootNamed);
     }
-    if has("uri") || matches!(parts.last(), Some(&"str") | Some(&"string")) {
+    let last = name.split('_').rfind(|p| !p.is_empty());
+    if has("uri") || last.is_some_and(|p| p.eq_ignore_ascii_case("str") || p.eq_ignore_ascii_case("string")) {
         return Some(Kind::Str);
     }
     None
@@ -1145,8 +1206,7 @@ impl<'ast, S: Sink> Visit<'ast> for Walker<'_, S> {
             }
             Expr::MethodCall(m) => {
                 self.visit_expr(&m.receiver);
-                let name = m.method.to_string();
-                let elem = if CLOSURE_METHODS.contains(&name.as_str()) {
+                let elem = if CLOSURE_METHODS.iter().any(|n| m.method == n) {
                     match self.flow.kind_of(&m.receiver) {
                         Some(Kind::List(e)) => e.item(),
                         Some(k) if k.rooted() => Some(k),
@@ -1174,9 +1234,8 @@ impl<'ast, S: Sink> Visit<'ast> for Walker<'_, S> {
     }
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
         // `json!` bodies are data; what a log line or a `println!` shows decides nothing.
-        if name == "json" || OUTPUT_MACROS.contains(&name.as_str()) {
+        if m.path.segments.last().is_some_and(|s| s.ident == "json" || OUTPUT_MACROS.iter().any(|n| s.ident == n)) {
             return;
         }
         match self.sink.macro_body(m).as_deref() {
@@ -1251,7 +1310,7 @@ pub(crate) fn base_of(e: &Expr) -> &Expr {
         Expr::Try(t) => base_of(&t.expr),
         Expr::Await(a) => base_of(&a.base),
         Expr::Unary(u) if matches!(u.op, UnOp::Deref(_)) => base_of(&u.expr),
-        Expr::MethodCall(m) if TRANSPARENT.contains(&m.method.to_string().as_str()) => base_of(&m.receiver),
+        Expr::MethodCall(m) if TRANSPARENT.iter().any(|n| m.method == n) => base_of(&m.receiver),
         e => e,
     }
 }
@@ -1308,6 +1367,7 @@ pub(crate) fn normalized(e: &Expr) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::{Elem, Kind};
     use crate::engine::check_text;
 
     /// The text of this rule's findings in a standalone Rust file.
@@ -1378,6 +1438,70 @@ mod tests {
         // A server's own configured "roots", in a file with no sign of MCP roots.
         let config = "struct Cfg { roots: Vec<PathBuf> }\nfn f(c: &Cfg) { let d = c.roots.first(); }\n";
         assert!(check(config).is_empty());
+    }
+
+    /// Functions whose text never says `root` in lower case are still walked when a roots list
+    /// can reach them: a field filled with roots elsewhere, a `"roots"` key written with an escape,
+    /// a name in capitals (`may_hold_roots`).
+    #[test]
+    fn roots_reached_without_the_lowercase_word() {
+        let text = format!(
+            "{HEAD}impl S {{\n\
+             async fn set(&self, listed: ListRootsResult) {{ *self.folders.write().await = listed.roots; }}\n\
+             fn a(&self) {{ let d = self.folders.read().unwrap().first(); }}\n\
+             }}\n\
+             fn b(v: serde_json::Value) {{ let u = v[\"r\\x6fots\"][0][\"uri\"].as_str(); }}\n\
+             fn c(MY_ROOTS: Vec<String>) {{ let x = MY_ROOTS.first(); }}\n"
+        );
+        assert_eq!(check(&text), ["first()", "v[\"r\\x6fots\"][0]", "first()"]);
+    }
+
+    /// `name_kind` reads the parts of a name without case, as the lowercased parts it replaced.
+    #[test]
+    fn name_kind_reads_parts_without_case() {
+        fn by_lowercase(name: &str) -> Option<Kind> {
+            let lower = name.to_ascii_lowercase();
+            let parts: Vec<&str> = lower.split('_').filter(|p| !p.is_empty()).collect();
+            let has = |w: &str| parts.contains(&w);
+            if has("roots") {
+                return Some(Kind::List(Elem::Root));
+            }
+            if has("root") {
+                if ["uri", "url", "str", "string", "prefix"].iter().any(|w| has(w)) {
+                    return Some(Kind::RootStr);
+                }
+                return Some(Kind::RootNamed);
+            }
+            if has("uri") || matches!(parts.last(), Some(&"str") | Some(&"string")) {
+                return Some(Kind::Str);
+            }
+            None
+        }
+        let names = [
+            "roots",
+            "ROOTS",
+            "client_Roots",
+            "root",
+            "Root_Uri",
+            "workspace_root",
+            "root_dir",
+            "rootdir",
+            "uri",
+            "URI_",
+            "base_str",
+            "name_STRING__",
+            "_str_",
+            "str",
+            "strs",
+            "x",
+            "",
+            "_",
+            "__root__",
+            "Ürl_root",
+        ];
+        for n in names {
+            assert_eq!(super::name_kind(n), by_lowercase(n), "{n}");
+        }
     }
 
     #[test]

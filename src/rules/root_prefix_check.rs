@@ -31,11 +31,12 @@ use syn::{BinOp, Expr, Lit};
 use crate::context::Impact;
 use crate::cx::Cx;
 use crate::rules::first_root_as_workspace::{
-    FileFacts, Flow, Kind, ROOTS_EVIDENCE, Sink, Walker, applies, base_of, compact, normalized, root_fields, strip,
+    FileFacts, Flow, Kind, ROOTS_EVIDENCE, Sink, Walker, applies, base_of, compact, may_hold_roots, normalized,
+    root_fields, strip,
 };
 use crate::rules::{FnRef, Rule, RuleMeta};
 use crate::rust::macro_body::MacroBody;
-use crate::rust::syntax::method_call_range;
+use crate::rust::syntax::{fn_text, method_call_range, text_may_mention};
 
 pub struct RootPrefixCheck;
 
@@ -68,22 +69,44 @@ impl Rule for RootPrefixCheck {
         if !applies(cx, f, ROOTS_EVIDENCE) {
             return;
         }
-        let terminated = separator_terminated(f.body);
         let fields = root_fields(cx);
-        let mut sink = PrefixCheck { cx, terminated, guarded: HashSet::new() };
-        Walker::run(f, fields, &mut sink);
+        // Every check is of a `starts_with` or `strip_prefix` call, named in the function's text, on
+        // a string from a root or a path turned into a string (`to_str`, `to_string_lossy`,
+        // `display`), or against a root's string: see `check`.
+        let text = fn_text(cx, f.sig, f.body);
+        if !text_may_mention(text, &["starts_with", "strip_prefix"])
+            || !(may_hold_roots(text, &fields) || text_may_mention(text, &["to_str", "display"]))
+        {
+            return;
+        }
+        // Walked once without the `&&` guards, which print both sides of every `&&` to tokens;
+        // walked again with them only if a finding needed them (its findings then replace the
+        // first walk's).
+        let before = cx.diagnostics.len();
+        let mut sink = PrefixCheck { cx, body: f.body, terminated: None, guarded: None, needs_guards: false };
+        Walker::run(f, fields.clone(), &mut sink);
+        if sink.needs_guards {
+            cx.diagnostics.truncate(before);
+            let mut sink =
+                PrefixCheck { cx, body: f.body, terminated: None, guarded: Some(HashSet::new()), needs_guards: false };
+            Walker::run(f, fields, &mut sink);
+        }
     }
 }
 
-struct PrefixCheck<'c, 'a> {
+struct PrefixCheck<'c, 'a, 'f> {
     cx: &'c mut Cx<'a>,
+    /// The function's body, read for `terminated` when a check needs it.
+    body: &'f syn::Block,
     /// Prefixes (normalized) the function makes end with a separator (`root.push('/')`).
-    terminated: HashSet<String>,
-    /// `starts_with` calls next to a separator test in the same `&&` chain.
-    guarded: HashSet<(usize, usize)>,
+    terminated: Option<HashSet<String>>,
+    /// `starts_with` calls next to a separator test in the same `&&` chain, when collected.
+    guarded: Option<HashSet<(usize, usize)>>,
+    /// A finding was about to be made without `guarded` collected: walk again with it.
+    needs_guards: bool,
 }
 
-impl Sink for PrefixCheck<'_, '_> {
+impl Sink for PrefixCheck<'_, '_, '_> {
     fn macro_body(&self, m: &syn::Macro) -> Option<Rc<MacroBody>> {
         self.cx.macro_body(m)
     }
@@ -92,11 +115,12 @@ impl Sink for PrefixCheck<'_, '_> {
         match e {
             Expr::Binary(b) if matches!(b.op, BinOp::And(_)) => {
                 // `s.starts_with(root) && s[root.len()..].starts_with('/')`
+                let Some(guarded) = &mut self.guarded else { return };
                 let (l, r) = (quote::ToTokens::to_token_stream(&b.left), quote::ToTokens::to_token_stream(&b.right));
                 if mentions_separator(&l) || mentions_separator(&r) {
                     for side in [&*b.left, &*b.right] {
                         for range in prefix_calls(self.cx, side) {
-                            self.guarded.insert(range);
+                            guarded.insert(range);
                         }
                     }
                 }
@@ -104,9 +128,7 @@ impl Sink for PrefixCheck<'_, '_> {
             Expr::MethodCall(m) if m.method == "starts_with" && m.args.len() == 1 => self.check(flow, m),
             // `strip_prefix` decides only where its `Option` is tested: `.is_some()`, `.ok_or(..)`, `?`,
             // `if let` / `let … else` / `match` (see `pat`). Elsewhere it computes a relative path.
-            Expr::MethodCall(m)
-                if matches!(m.method.to_string().as_str(), "is_some" | "is_none" | "ok_or" | "ok_or_else") =>
-            {
+            Expr::MethodCall(m) if ["is_some", "is_none", "ok_or", "ok_or_else"].iter().any(|n| m.method == n) => {
                 if let Some(strip) = strip_prefix_call(&m.receiver) {
                     self.check(flow, strip);
                 }
@@ -137,14 +159,11 @@ fn strip_prefix_call(e: &Expr) -> Option<&syn::ExprMethodCall> {
     }
 }
 
-impl PrefixCheck<'_, '_> {
+impl PrefixCheck<'_, '_, '_> {
     fn check(&mut self, flow: &mut Flow, m: &syn::ExprMethodCall) {
+        // The tests below have no effects, so the costly ones (`terminated`, `guarded`) come last.
         let arg = &m.args[0];
-        if is_literal_or_const(arg) || self.terminated.contains(&normalized(arg)) || format_ends_with_separator(arg) {
-            return;
-        }
-        let whole = self.cx.node_range(m);
-        if self.guarded.contains(&(whole.start, whole.end)) {
+        if is_literal_or_const(arg) || format_ends_with_separator(arg) {
             return;
         }
         let (rk, ak) = (flow.kind_of(&m.receiver), flow.kind_of(arg));
@@ -157,6 +176,19 @@ impl PrefixCheck<'_, '_> {
         let uri_check = raw_uri && !rk.is_some_and(Kind::is_path);
         if !string_check && !uri_check {
             return;
+        }
+        let body = self.body;
+        if self.terminated.get_or_insert_with(|| separator_terminated(body)).contains(&normalized(arg)) {
+            return;
+        }
+        let whole = self.cx.node_range(m);
+        match &self.guarded {
+            None => {
+                self.needs_guards = true;
+                return;
+            }
+            Some(guarded) if guarded.contains(&(whole.start, whole.end)) => return,
+            Some(_) => {}
         }
         let range = method_call_range(self.cx, m);
         let method = m.method.to_string();
@@ -266,7 +298,7 @@ fn separator_terminated(body: &syn::Block) -> HashSet<String> {
     struct V(HashSet<String>);
     impl<'ast> Visit<'ast> for V {
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-            if matches!(m.method.to_string().as_str(), "push" | "push_str" | "ends_with")
+            if ["push", "push_str", "ends_with"].iter().any(|n| m.method == n)
                 && m.args.len() == 1
                 && mentions_separator(&quote::ToTokens::to_token_stream(&m.args[0]))
             {
@@ -321,6 +353,21 @@ mod tests {
                 "strip_prefix(root_str)"
             ]
         );
+    }
+
+    /// A guarded and an unguarded check in one function (the walk that collects the `&&` guards
+    /// replaces the first one's findings), and a path turned into a string in a function that
+    /// never names a root.
+    #[test]
+    fn guards_and_path_strings() {
+        let text = format!(
+            "{HEAD}fn g(s: &str, root_str: &str) -> bool {{\n\
+             let a = s.starts_with(root_str);\n\
+             a || (s.strip_prefix(root_str).is_some() && s[root_str.len()..].starts_with('/'))\n\
+             }}\n\
+             fn p(p: &std::path::Path, base: &str) -> bool {{ p.to_str().unwrap().starts_with(base) }}\n"
+        );
+        assert_eq!(check(&text), ["starts_with(root_str)", "starts_with(base)"]);
     }
 
     #[test]

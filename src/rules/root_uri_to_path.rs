@@ -34,11 +34,12 @@ use crate::context::{Impact, Role};
 use crate::cx::Cx;
 use crate::diagnostic::{Applicability, Edit, Fix};
 use crate::rules::first_root_as_workspace::{
-    FileFacts, Flow, Kind, ROOTS_WORDS, Sink, Walker, applies, compact, int_lit, normalized, root_fields, strip,
+    FileFacts, Flow, Kind, ROOTS_WORDS, Sink, Walker, applies, compact, int_lit, may_hold_roots, normalized,
+    root_fields, strip,
 };
 use crate::rules::{FnRef, Rule, RuleMeta, concat_words};
 use crate::rust::macro_body::MacroBody;
-use crate::rust::syntax::{block_text, method_call_range, text_may_mention};
+use crate::rust::syntax::{block_text, fn_text, method_call_range, text_may_mention};
 
 pub struct RootUriToPath;
 
@@ -65,6 +66,10 @@ static META: RuleMeta = RuleMeta {
 /// String methods that cut a prefix off (the prefix is their first argument).
 const CUTS: &[&str] = &["strip_prefix", "trim_start_matches", "trim_left_matches", "replace", "replacen"];
 
+/// What the text of a function with a cut has: one of `CUTS`, `path` (`Url::parse(..)?.path()`), or
+/// the `..` of a slice (`&uri[7..]`, `uri.get(7..)`).
+const CUT_WORDS: &[&str] = &["strip_prefix", "trim_start_matches", "trim_left_matches", "replace", "path", ".."];
+
 impl Rule for RootUriToPath {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -78,22 +83,20 @@ impl Rule for RootUriToPath {
         if !applies(cx, f, TRIGGERS) {
             return;
         }
-        // The body is printed to tokens only when its text has a word the tests below look for.
-        let text = block_text(cx, f.body);
-        let body = || quote::ToTokens::to_token_stream(f.body);
-        // A function that percent-decodes what it cut did the conversion's main work by hand.
-        if text_may_mention(text, &["decode", "unescape"])
-            && idents_any(&body(), &|i| i.contains("decode") || i.contains("unescape"))
-        {
+        // Every cut reported is a call of a `CUTS` method or `path`, or a slice from `n..`: words
+        // of the function's text.
+        let whole_text = fn_text(cx, f.sig, f.body);
+        if !text_may_mention(whole_text, CUT_WORDS) {
             return;
         }
-        let scheme_tested = scheme_tested(f.body);
-        // Outside roots, only code that works on files is turning the URI into a path.
-        let server = cx.role() == Role::Server
-            && text_may_mention(text, FS_WORDS)
-            && idents_any(&body(), &|i| FS_WORDS.contains(&i));
         let fields = root_fields(cx);
-        let mut sink = UriCut { cx, server, scheme_tested };
+        let text = block_text(cx, f.body);
+        let mut sink = UriCut { cx, body: f.body, text, server: None, decodes: None, scheme_tested: None };
+        // Every cut reported is of a root's string (which needs a sign of roots in the text), or
+        // in server code.
+        if !may_hold_roots(whole_text, &fields) && !sink.server() {
+            return;
+        }
         Walker::run(f, fields, &mut sink);
     }
 }
@@ -111,16 +114,52 @@ fn idents_any(tokens: &proc_macro2::TokenStream, pred: &dyn Fn(&str) -> bool) ->
     })
 }
 
-struct UriCut<'c, 'a> {
+/// What is known of the function is read when first needed: most functions have no cut.
+struct UriCut<'c, 'a, 'f> {
     cx: &'c mut Cx<'a>,
+    body: &'f syn::Block,
+    /// The body's text (`block_text`).
+    text: Option<&'a str>,
     /// The code at hand is a server's, and works on files: request URIs count, not only roots'.
-    server: bool,
+    server: Option<bool>,
+    /// The function percent-decodes what it cut: it did the conversion's main work by hand.
+    decodes: Option<bool>,
     /// Strings the function tests with `starts_with("file://")`, normalized.
-    scheme_tested: HashSet<String>,
+    scheme_tested: Option<HashSet<String>>,
 }
 
-impl UriCut<'_, '_> {
+impl UriCut<'_, '_, '_> {
+    /// Whether the code is a server's and works on files. Like `decodes`, read once, and the body
+    /// is printed to tokens only when its text has a word looked for.
+    fn server(&mut self) -> bool {
+        let (role, text, body) = (self.cx.role(), self.text, self.body);
+        // Outside roots, only code that works on files is turning the URI into a path.
+        *self.server.get_or_insert_with(|| {
+            role == Role::Server
+                && text_may_mention(text, FS_WORDS)
+                && idents_any(&quote::ToTokens::to_token_stream(body), &|i| FS_WORDS.contains(&i))
+        })
+    }
+
+    fn decodes(&mut self) -> bool {
+        let (text, body) = (self.text, self.body);
+        *self.decodes.get_or_insert_with(|| {
+            text_may_mention(text, &["decode", "unescape"])
+                && idents_any(&quote::ToTokens::to_token_stream(body), &|i| {
+                    i.contains("decode") || i.contains("unescape")
+                })
+        })
+    }
+
+    fn scheme_tested(&mut self) -> &HashSet<String> {
+        let body = self.body;
+        self.scheme_tested.get_or_insert_with(|| scheme_tested(body))
+    }
+
     fn report(&mut self, range: Range<usize>, receiver: &Expr, rooted: bool, fix_range: Range<usize>) {
+        if self.decodes() {
+            return;
+        }
         let shown = compact(self.cx.text(range.clone()));
         let recv = compact(self.cx.text(self.cx.node_range(receiver)));
         let recv = recv.trim_start_matches('&').to_owned();
@@ -144,17 +183,17 @@ impl UriCut<'_, '_> {
 
     /// Whether to fire on a cut of `receiver`'s string: a root's URI anywhere; in server code, a
     /// URI the request brought (`request.uri`, a `uri` parameter), not one the server made itself.
-    fn fires(&self, flow: &mut Flow, receiver: &Expr) -> Option<bool> {
+    fn fires(&mut self, flow: &mut Flow, receiver: &Expr) -> Option<bool> {
         let k = flow.kind_of(receiver);
         if k.is_some_and(Kind::is_path) || matches!(k, Some(Kind::List(_) | Kind::Root)) {
             return None;
         }
         let rooted = matches!(k, Some(Kind::RootStr | Kind::RootNamed));
-        (rooted || (self.server && flow.is_request_data(receiver))).then_some(rooted)
+        (rooted || (flow.is_request_data(receiver) && self.server())).then_some(rooted)
     }
 }
 
-impl Sink for UriCut<'_, '_> {
+impl Sink for UriCut<'_, '_, '_> {
     fn macro_body(&self, m: &syn::Macro) -> Option<Rc<MacroBody>> {
         self.cx.macro_body(m)
     }
@@ -162,14 +201,14 @@ impl Sink for UriCut<'_, '_> {
     fn expr(&mut self, flow: &mut Flow, e: &Expr) {
         match e {
             Expr::MethodCall(m) => {
-                let name = m.method.to_string();
-                if CUTS.contains(&name.as_str()) {
+                let name = &m.method;
+                if CUTS.iter().any(|c| name == c) {
                     let Some(prefix) = m.args.first().and_then(lit_str) else { return };
                     if !is_file_scheme(&prefix) {
                         return;
                     }
                     // `replace("file://", "")` removes; `replace("file://", "https://")` rewrites.
-                    if matches!(name.as_str(), "replace" | "replacen")
+                    if (name == "replace" || name == "replacen")
                         && m.args.iter().nth(1).and_then(lit_str).as_deref() != Some("")
                     {
                         return;
@@ -192,6 +231,7 @@ impl Sink for UriCut<'_, '_> {
                     // `Url::parse(&root.uri)?.path()`: the path part, still percent-encoded.
                     if let Some(arg) = url_parse_arg(&m.receiver)
                         && flow.kind_of(arg).is_some_and(|k| matches!(k, Kind::RootStr | Kind::RootNamed))
+                        && !self.decodes()
                     {
                         let range = method_call_range(self.cx, m);
                         let shown = self.cx.text(range.clone()).to_owned();
@@ -229,9 +269,9 @@ impl Sink for UriCut<'_, '_> {
     }
 }
 
-impl UriCut<'_, '_> {
+impl UriCut<'_, '_, '_> {
     /// `s[7..]`, `s["file://".len()..]`: whether slicing `s` from there cuts a `file://` scheme.
-    fn slice_fires(&self, flow: &mut Flow, base: &Expr, r: &syn::ExprRange) -> Option<bool> {
+    fn slice_fires(&mut self, flow: &mut Flow, base: &Expr, r: &syn::ExprRange) -> Option<bool> {
         if r.end.is_some() || !matches!(r.limits, RangeLimits::HalfOpen(_)) {
             return None;
         }
@@ -254,8 +294,10 @@ impl UriCut<'_, '_> {
         if rooted {
             return Some(true);
         }
-        (self.server && flow.is_request_data(base) && (scheme_len || self.scheme_tested.contains(&normalized(base))))
-            .then_some(false)
+        (flow.is_request_data(base)
+            && self.server()
+            && (scheme_len || self.scheme_tested().contains(&normalized(base))))
+        .then_some(false)
     }
 }
 
@@ -278,7 +320,7 @@ fn is_file_scheme(s: &str) -> bool {
 fn url_parse_arg(e: &Expr) -> Option<&Expr> {
     match strip(e) {
         Expr::Try(t) => url_parse_arg(&t.expr),
-        Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect" | "ok" | "map_err") => {
+        Expr::MethodCall(m) if ["unwrap", "expect", "ok", "map_err"].iter().any(|n| m.method == n) => {
             url_parse_arg(&m.receiver)
         }
         Expr::Call(c) => match strip(&c.func) {
@@ -370,6 +412,23 @@ mod tests {
                     }\n\
                     impl S { fn repo_file(&self, uri: &str) -> Vec<String> { uri.trim_start_matches(\"file://\").split('/').map(str::to_owned).collect() } }\n";
         assert!(check(text).is_empty(), "{:?}", check(text));
+    }
+
+    /// Decoding silences every cut of the function, the root's too, and `path()`.
+    #[test]
+    fn decoding_silences_root_cuts() {
+        let text = "use rmcp::model::Root;\n\
+                    fn f(root: &Root) { let p = root.uri.strip_prefix(\"file://\"); let q = urlencoding::decode(p); }\n\
+                    fn g(root: &Root) { let p = url::Url::parse(&root.uri).unwrap().path(); let q = percent_decode_str(p); }\n\
+                    fn h(root: &Root) { let p = url::Url::parse(&root.uri).unwrap().path(); let q = root.uri.get(7..); }\n";
+        assert_eq!(check(text), ["path()", "get(7..)"]);
+    }
+
+    #[test]
+    fn cut_words_cover_the_cuts() {
+        for cut in super::CUTS {
+            assert!(super::CUT_WORDS.iter().any(|w| cut.contains(w)), "{cut}");
+        }
     }
 
     #[test]
