@@ -450,14 +450,18 @@ impl<'c, 'a> Collector<'c, 'a> {
         match e {
             Expr::Field(f) => self.field_path(f),
             Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
-                let name = p.path.segments[0].ident.to_string();
-                let range = self.cx.node_range(p);
-                if self.roots.contains(&name) {
-                    return Some((vec![name], range));
+                // Most names are neither: compared in place, and their range found only on a match.
+                let ident = &p.path.segments[0].ident;
+                if let Some(root) = self.roots.iter().find(|r| ident == *r) {
+                    return Some((vec![root.clone()], self.cx.node_range(p)));
                 }
-                self.aliases.iter().rev().find(|(n, _)| *n == name).map(|(_, path)| (path.clone(), range))
+                self.aliases
+                    .iter()
+                    .rev()
+                    .find(|(n, _)| ident == n)
+                    .map(|(_, path)| (path.clone(), self.cx.node_range(p)))
             }
-            Expr::MethodCall(m) if GUARDS.contains(&m.method.to_string().as_str()) => self.path(&m.receiver),
+            Expr::MethodCall(m) if GUARDS.iter().any(|g| m.method == g) => self.path(&m.receiver),
             Expr::Await(a) => self.path(&a.base),
             Expr::Try(t) => self.path(&t.expr),
             Expr::Paren(p) => self.path(&p.expr),
@@ -469,9 +473,11 @@ impl<'c, 'a> Collector<'c, 'a> {
         }
     }
 
-    fn write(&mut self, lhs: &Expr, end: usize, switch: bool) -> bool {
+    /// Records a write of `lhs` (`lhs = ..`, `lhs += ..`) when it is state; the range ends with `lhs`.
+    fn write(&mut self, lhs: &Expr, switch: bool) -> bool {
         match self.path(lhs) {
             Some((p, r)) if p.len() >= 2 => {
+                let end = self.cx.node_range(lhs).end;
                 self.facts.writes.push(Access { path: p, range: r.start..end, router: None, switch, weak: false });
                 true
             }
@@ -528,8 +534,7 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
     }
 
     fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
-        let end = self.cx.node_range(&*a.left).end;
-        if !self.write(&a.left, end, is_switch_value(&a.right)) {
+        if !self.write(&a.left, is_switch_value(&a.right)) {
             self.visit_expr(&a.left);
         }
         self.visit_expr(&a.right);
@@ -549,8 +554,7 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
                 | BinOp::ShlAssign(_)
                 | BinOp::ShrAssign(_)
         );
-        let end = self.cx.node_range(&*b.left).end;
-        if compound && self.write(&b.left, end, false) {
+        if compound && self.write(&b.left, false) {
             self.visit_expr(&b.right);
             return;
         }
@@ -558,20 +562,20 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
     }
 
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-        let name = m.method.to_string();
-        if MUTATORS.contains(&name.as_str())
+        let name = &m.method;
+        if MUTATORS.iter().any(|n| name == n)
             && let Some((path, r)) = self.path(&m.receiver)
             && path.len() >= 2
         {
-            let router = (ROUTER_MUTATORS.contains(&name.as_str()) && path.iter().any(|s| s.contains("router")))
+            let router = (ROUTER_MUTATORS.iter().any(|n| name == n) && path.iter().any(|s| s.contains("router")))
                 .then(|| if path.iter().any(|s| s.contains("prompt")) { "prompts/list" } else { "tools/list" });
             let end = method_call_range(self.cx, m).end;
             let switch = router.is_some()
                 || name == "take"
-                || (matches!(
-                    name.as_str(),
-                    "store" | "swap" | "set" | "replace" | "fetch_or" | "fetch_and" | "fetch_xor" | "compare_exchange"
-                ) && m.args.iter().any(is_switch_value));
+                || (["store", "swap", "set", "replace", "fetch_or", "fetch_and", "fetch_xor", "compare_exchange"]
+                    .iter()
+                    .any(|n| name == n)
+                    && m.args.iter().any(is_switch_value));
             self.facts.writes.push(Access { path, range: r.start..end, router, switch, weak: false });
             for a in &m.args {
                 self.visit_expr(a);
@@ -579,12 +583,13 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
             return;
         }
         if is_self(&m.receiver) {
-            self.facts.self_calls.push(name);
+            self.facts.self_calls.push(name.to_string());
             for a in &m.args {
                 self.visit_expr(a);
             }
             return;
         }
+        let name = name.to_string();
         if name.starts_with("notify_") && name.ends_with("list_changed") {
             self.facts.notifies.push(method_call_range(self.cx, m));
         }
@@ -641,11 +646,11 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
     }
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-        let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-        if QUIET_MACROS.contains(&name.as_str()) {
+        let last = mac.path.segments.last().map(|s| &s.ident);
+        if last.is_some_and(|i| QUIET_MACROS.iter().any(|n| i == n)) {
             return;
         }
-        if name == "json" {
+        if last.is_some_and(|i| i == "json") {
             if let Some(root) = json::macro_body::parse_json_macro(mac.tokens.clone(), &|s| self.cx.span_range(s)) {
                 let mut exprs = Vec::new();
                 json::walk(&root, |node, _| {
