@@ -38,7 +38,7 @@ use crate::cx::{Cx, Origin};
 use crate::json::jsonrpc::{MessageKind, Sender, TranscriptMessage};
 use crate::json::{self, JsonKind, JsonNode};
 use crate::rules::{Rule, RuleMeta};
-use crate::rust::syntax::{has_attr, method_call_range};
+use crate::rust::syntax::{block_text, has_attr, method_call_range, text_may_mention};
 
 pub struct PerConnectionList;
 
@@ -91,13 +91,24 @@ impl Rule for PerConnectionList {
         let mut free: Vec<Facts> = Vec::new();
         collect_items(cx, &file.items, &mut types, &mut free);
         let mut reported: HashSet<(usize, usize)> = HashSet::new();
-        let mut names: Vec<&String> = types.keys().collect();
+        let mut names: Vec<String> = types.keys().cloned().collect();
         names.sort();
         for name in names {
-            let t = &types[name];
-            if t.client || !(t.server || cx.file_role == Role::Server) {
+            let t = types.get_mut(&name).expect("a collected type");
+            if t.client {
                 continue;
             }
+            // What the methods read and write matters only for a server's type (or in a server's
+            // file). A method with a hand-rolled dispatcher (`Facts::arms`) makes its type a
+            // server's, and only a body that may name a list method can have one.
+            for m in t.methods.iter_mut().filter(|m| may_dispatch(cx, m.body)) {
+                m.collect(cx);
+                t.server |= !m.facts.arms.is_empty();
+            }
+            if !(t.server || cx.file_role == Role::Server) {
+                continue;
+            }
+            t.methods.iter_mut().for_each(|m| m.collect(cx));
             check_type(cx, t, &mut reported);
         }
         if cx.file_role != Role::Client {
@@ -161,15 +172,34 @@ enum MethodRole {
     Other,
 }
 
-struct Method {
+struct Method<'ast> {
     name: String,
     role: MethodRole,
+    body: &'ast syn::Block,
+    /// What the body reads and writes, once `collected` (see `PerConnectionList::rust_file`).
     facts: Facts,
+    collected: bool,
+}
+
+impl Method<'_> {
+    fn collect(&mut self, cx: &Cx) {
+        if !self.collected {
+            self.facts = Collector::facts_of(cx, vec!["self".to_owned()], self.body);
+            self.collected = true;
+        }
+    }
+}
+
+/// Whether a body may hold a hand-rolled dispatcher: a `match` with an arm for a list method
+/// (`"tools/list"`, …, `wire_list`). Each of them has `/list`, written so in the literal unless
+/// with an escape (a backslash); where the text has neither, the body has no such arm.
+fn may_dispatch(cx: &Cx, body: &syn::Block) -> bool {
+    text_may_mention(block_text(cx, body), &["/list", "\\"])
 }
 
 #[derive(Default)]
-struct TypeInfo {
-    methods: Vec<Method>,
+struct TypeInfo<'ast> {
+    methods: Vec<Method<'ast>>,
     /// Some impl of the type is a server's (`ServerHandler`, `#[tool_router]`, `#[tool]` methods, a
     /// hand-rolled list dispatcher).
     server: bool,
@@ -229,7 +259,12 @@ fn handler_role(name: &str, attrs: &[syn::Attribute]) -> Option<String> {
     Some(format!("`{name}` (`{wire}`)"))
 }
 
-fn collect_items(cx: &Cx, items: &[syn::Item], types: &mut HashMap<String, TypeInfo>, free: &mut Vec<Facts>) {
+fn collect_items<'ast>(
+    cx: &Cx,
+    items: &'ast [syn::Item],
+    types: &mut HashMap<String, TypeInfo<'ast>>,
+    free: &mut Vec<Facts>,
+) {
     for item in items {
         match item {
             syn::Item::Mod(m) => {
@@ -239,8 +274,9 @@ fn collect_items(cx: &Cx, items: &[syn::Item], types: &mut HashMap<String, TypeI
             }
             syn::Item::Impl(i) => collect_impl(cx, i, types),
             syn::Item::Fn(f) => {
+                // Only a free function's dispatchers (`Facts::arms`) are used, outside client files.
                 let roots = state_params(&f.sig);
-                if !roots.is_empty() {
+                if !roots.is_empty() && cx.file_role != Role::Client && may_dispatch(cx, &f.block) {
                     free.push(Collector::facts_of(cx, roots, &f.block));
                 }
             }
@@ -249,7 +285,7 @@ fn collect_items(cx: &Cx, items: &[syn::Item], types: &mut HashMap<String, TypeI
     }
 }
 
-fn collect_impl(cx: &Cx, i: &syn::ItemImpl, types: &mut HashMap<String, TypeInfo>) {
+fn collect_impl<'ast>(cx: &Cx, i: &'ast syn::ItemImpl, types: &mut HashMap<String, TypeInfo<'ast>>) {
     let syn::Type::Path(tp) = &*i.self_ty else { return };
     let Some(name) = tp.path.segments.last().map(|s| s.ident.to_string()) else { return };
     let trait_name = i.trait_.as_ref().and_then(|(_, p, _)| p.segments.last()).map(|s| s.ident.to_string());
@@ -284,11 +320,7 @@ fn collect_impl(cx: &Cx, i: &syn::ItemImpl, types: &mut HashMap<String, TypeInfo
         } else {
             MethodRole::Other
         };
-        let facts = Collector::facts_of(cx, vec!["self".to_owned()], &f.block);
-        if !facts.arms.is_empty() {
-            t.server = true;
-        }
-        t.methods.push(Method { name, role, facts });
+        t.methods.push(Method { name, role, body: &f.block, facts: Facts::default(), collected: false });
     }
 }
 
