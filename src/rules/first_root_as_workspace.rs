@@ -25,7 +25,7 @@ use std::ops::Range;
 use std::rc::Rc;
 use std::sync::OnceLock;
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, MatchKind};
 
 use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::{self, Visit};
@@ -85,7 +85,7 @@ impl Rule for FirstRootAsWorkspace {
     }
 
     fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
-        if !applies(cx, f, ROOTS_EVIDENCE) {
+        if !applies(cx, f, &[]) {
             return;
         }
         let fields = root_fields(cx);
@@ -116,7 +116,7 @@ impl FileFacts {
         let mut tests = Vec::new();
         collect_test_mods(cx, &file.items, &mut tests);
         let mut fields = Vec::new();
-        if file_mentions(cx, ROOTS_EVIDENCE) {
+        if file_mentions(cx, &[]) {
             let mut sink = FieldWrites(&mut fields, cx);
             for_each_fn(&file.items, &mut |sig, body| {
                 // A field is recorded only when given a roots list (`Kind::List`); with no fields
@@ -129,7 +129,12 @@ impl FileFacts {
         *cx.state::<FileFacts>() = FileFacts { computed: true, tests, fields };
     }
 
-    fn in_tests(&self, r: Range<usize>) -> bool {
+    /// Whether a range lies in a test module; `range` is only computed when the file has one.
+    fn in_tests(&self, range: impl FnOnce() -> Range<usize>) -> bool {
+        if self.tests.is_empty() {
+            return false;
+        }
+        let r = range();
         self.tests.iter().any(|t| t.start <= r.start && r.end <= t.end)
     }
 }
@@ -218,41 +223,43 @@ fn self_field(e: &Expr) -> Option<String> {
 }
 
 /// Whether a roots rule looks at this function: Rust code that is not client code nor a test, in a
-/// file that has one of `words`.
-pub(crate) fn applies(cx: &mut Cx, f: &FnRef, words: &'static [&'static str]) -> bool {
+/// file that has one of the roots words or of `extra` (the rule's trigger words beyond them).
+pub(crate) fn applies(cx: &mut Cx, f: &FnRef, extra: &'static [&'static str]) -> bool {
     if cx.origin != Origin::Rust || cx.role() == Role::Client {
         return false;
     }
-    if has_attr(f.attrs, "test") || cx.state_ref::<FileFacts>().is_some_and(|t| t.in_tests(cx.block_range(f.body))) {
+    if has_attr(f.attrs, "test") || cx.state_ref::<FileFacts>().is_some_and(|t| t.in_tests(|| cx.block_range(f.body))) {
         return false;
     }
-    file_mentions(cx, words)
+    file_mentions(cx, extra)
 }
 
-/// Whether the file's text has one of `words`: searched once per file and word, not once per
-/// function (a file of a thousand functions would otherwise be read a thousand times). The roots
-/// rules' lists share most of their words (`ROOTS_WORDS`), so each word is searched once.
-pub(crate) fn file_mentions(cx: &mut Cx, words: &'static [&'static str]) -> bool {
+/// Whether the file's text has one of `ROOTS_WORDS` or of `extra`: searched once per file, not once
+/// per function (a file of a thousand functions would otherwise be read a thousand times), the
+/// roots words in one pass.
+pub(crate) fn file_mentions(cx: &mut Cx, extra: &'static [&'static str]) -> bool {
     #[derive(Default)]
     struct Mentions {
-        lists: Vec<(&'static [&'static str], bool)>,
-        words: Vec<(&'static str, bool)>,
+        roots: Option<bool>,
+        extra: Vec<(&'static str, bool)>,
     }
-    if let Some(&(_, found)) = cx.state_ref::<Mentions>().and_then(|m| m.lists.iter().find(|(k, _)| *k == words)) {
-        return found;
-    }
-    let text = cx.file.text.as_str();
+    static ROOTS_SEARCH: OnceLock<AhoCorasick> = OnceLock::new();
+    let file = cx.file;
     let mentions = cx.state::<Mentions>();
-    let found = words.iter().any(|&w| match mentions.words.iter().find(|(k, _)| *k == w) {
-        Some(&(_, found)) => found,
-        None => {
-            let found = text.contains(w);
-            mentions.words.push((w, found));
-            found
-        }
+    let roots = *mentions.roots.get_or_insert_with(|| {
+        // Leftmost matching lets the search use its SIMD searcher; any match says the same.
+        let search = || AhoCorasick::builder().match_kind(MatchKind::LeftmostFirst).build(ROOTS_WORDS);
+        ROOTS_SEARCH.get_or_init(|| search().expect("plain words")).is_match(&file.text)
     });
-    mentions.lists.push((words, found));
-    found
+    roots
+        || extra.iter().any(|&w| match mentions.extra.iter().find(|(k, _)| *k == w) {
+            Some(&(_, found)) => found,
+            None => {
+                let found = file.text.contains(w);
+                mentions.extra.push((w, found));
+                found
+            }
+        })
 }
 
 /// Whether a function's text (`fn_text`: signature and body, macro bodies included) may give a
@@ -265,10 +272,18 @@ pub(crate) fn file_mentions(cx: &mut Cx, words: &'static [&'static str]) -> bool
 pub(crate) fn may_hold_roots(text: Option<&str>, fields: &[(String, Elem)]) -> bool {
     static ROOT_WORD: OnceLock<AhoCorasick> = OnceLock::new();
     let Some(text) = text else { return true };
+    // Every spelling of `root` as its own word (the search is faster than one without case).
     let root_word = ROOT_WORD.get_or_init(|| {
-        AhoCorasick::builder().ascii_case_insensitive(true).build(["root", "\\"]).expect("two plain words")
+        let spellings = (0..16u8).map(|bits| {
+            "root"
+                .bytes()
+                .enumerate()
+                .map(|(i, b)| if bits & (1 << i) != 0 { b.to_ascii_uppercase() } else { b })
+                .collect::<Vec<u8>>()
+        });
+        AhoCorasick::builder().match_kind(MatchKind::LeftmostFirst).build(spellings).expect("plain words")
     });
-    root_word.is_match(text) || fields.iter().any(|(f, _)| text.contains(f.as_str()))
+    root_word.is_match(text) || text.contains('\\') || fields.iter().any(|(f, _)| text.contains(f.as_str()))
 }
 
 /// The fields of `self` the file fills with roots.

@@ -66,7 +66,7 @@ impl Rule for RootPrefixCheck {
     }
 
     fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
-        if !applies(cx, f, ROOTS_EVIDENCE) {
+        if !applies(cx, f, &[]) {
             return;
         }
         let fields = root_fields(cx);

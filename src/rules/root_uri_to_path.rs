@@ -45,7 +45,10 @@ pub struct RootUriToPath;
 
 /// `file://` and a quoted `"file:"` for the string forms (a bare `file:` is in every other doc
 /// comment); the roots words (`ROOTS_EVIDENCE`) for `&uri[7..]` on a root's URI.
-const TRIGGERS: &[&str] = &concat_words::<2, 13, 15>(["file://", "\"file:\""], ROOTS_WORDS);
+const TRIGGERS: &[&str] = &concat_words::<2, 13, 15>(FILE_WORDS, ROOTS_WORDS);
+
+/// The trigger words beyond the roots words.
+const FILE_WORDS: [&str; 2] = ["file://", "\"file:\""];
 
 static META: RuleMeta = RuleMeta {
     name: "root-uri-to-path",
@@ -80,7 +83,7 @@ impl Rule for RootUriToPath {
     }
 
     fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
-        if !applies(cx, f, TRIGGERS) {
+        if !applies(cx, f, &FILE_WORDS) {
             return;
         }
         // Every cut reported is a call of a `CUTS` method or `path`, or a slice from `n..`: words
