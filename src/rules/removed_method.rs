@@ -34,7 +34,7 @@ use crate::rules::server_initiated_request::{
     Resolved, SEND_VERBS, StrConst, collect_str_consts, is_self, peer_like_receiver, record_peer_params, resolve_str,
 };
 use crate::rules::{FnRef, Rule, RuleMeta};
-use crate::rust::syntax::{method_call_range, path_ends_with, tokens_mention};
+use crate::rust::syntax::{method_call_range, path_ends_with, rpc_type_path, tokens_mention};
 
 pub struct RemovedMethod;
 
@@ -310,14 +310,12 @@ impl Rule for RemovedMethod {
 
     fn call(&self, cx: &mut Cx, call: &syn::ExprCall) {
         let Expr::Path(func) = &*call.func else { return };
-        let segs: Vec<String> = func.path.segments.iter().map(|s| s.ident.to_string()).collect();
-        let Some(last) = segs.last() else { return };
-        let rpc_type = segs.iter().any(|s| s.contains("Rpc") || s.contains("RPC"));
-        if SEND_VERBS.contains(&last.as_str())
-            || (rpc_type && matches!(last.as_str(), "new" | "request" | "new_request" | "notification"))
-        {
+        // Names compared in place: this runs for every call expression of the file.
+        let Some(last) = func.path.segments.last().map(|s| &s.ident) else { return };
+        let is = |names: &[&str]| names.iter().any(|n| last == n);
+        if is(SEND_VERBS) || (is(&["new", "request", "new_request", "notification"]) && rpc_type_path(&func.path)) {
             check_args(cx, call.args.iter(), false);
-        } else if REGISTER_VERBS.contains(&last.as_str()) {
+        } else if is(REGISTER_VERBS) {
             check_args(cx, call.args.iter(), true);
         }
     }

@@ -34,7 +34,7 @@ use crate::diagnostic::Diagnostic;
 use crate::json::jsonrpc::{MessageKind, Sender, TranscriptMessage};
 use crate::json::{JsonKind, JsonNode, Step};
 use crate::rules::{FnRef, Rule, RuleMeta};
-use crate::rust::syntax::{method_call_range, path_ends_with, str_value, tokens_mention, type_mentions};
+use crate::rust::syntax::{method_call_range, path_ends_with, rpc_type_path, str_value, tokens_mention, type_mentions};
 
 pub struct ServerInitiatedRequest;
 
@@ -311,18 +311,14 @@ impl Rule for ServerInitiatedRequest {
             return;
         }
         let Expr::Path(func) = &*call.func else { return };
-        let segs: Vec<String> = func.path.segments.iter().map(|s| s.ident.to_string()).collect();
-        let Some(last) = segs.last() else { return };
-        // A client's message builder (`ClientJsonRpcMessage::request(..)`) sends the other way.
-        if segs.iter().any(|s| s.starts_with("Client")) {
-            return;
-        }
+        // Names compared in place, and the sending ones first: this runs for every call expression.
+        let Some(last) = func.path.segments.last().map(|s| &s.ident) else { return };
+        let is = |names: &[&str]| names.iter().any(|n| last == n);
         // `send_request(&mut out, "elicitation/create", …)`, or a JSON-RPC request type's
         // constructor (`JsonRpcRequest::new(7, "sampling/createMessage", params)`).
-        let rpc_type = segs.iter().any(|s| s.contains("Rpc") || s.contains("RPC"));
-        if SEND_VERBS.contains(&last.as_str())
-            || (rpc_type && matches!(last.as_str(), "new" | "request" | "new_request"))
-        {
+        let sends = is(SEND_VERBS) || (is(&["new", "request", "new_request"]) && rpc_type_path(&func.path));
+        // A client's message builder (`ClientJsonRpcMessage::request(..)`) sends the other way.
+        if sends && !func.path.segments.iter().any(|s| s.ident.to_string().starts_with("Client")) {
             check_send_args(cx, call.args.iter());
         }
     }

@@ -28,7 +28,7 @@ use crate::context::{Impact, Role, Sdk};
 use crate::cx::{Cx, Origin};
 use crate::json::{self, JsonKind, JsonNode, Step};
 use crate::rules::{FnRef, Rule, RuleMeta};
-use crate::rust::syntax::{method_call_range, path_ends_with, str_value};
+use crate::rust::syntax::{method_call_range, path_ends_with, rpc_type_path, str_value};
 use crate::rust::visitor::reads_macro_body;
 
 pub struct ServerRootsRequest;
@@ -176,14 +176,11 @@ impl Rule for ServerRootsRequest {
             return;
         }
         let Expr::Path(func) = &*call.func else { return };
-        let segs: Vec<String> = func.path.segments.iter().map(|s| s.ident.to_string()).collect();
-        let Some(last) = segs.last() else { return };
+        let Some(last) = func.path.segments.last().map(|s| &s.ident) else { return };
+        let is = |names: &[&str]| names.iter().any(|n| last == n);
         // `send_request(&mut out, "roots/list", …)`, or a JSON-RPC request type's constructor
         // (`JsonRpcRequest::new(7, "roots/list", None)`).
-        let rpc_type = segs.iter().any(|s| s.contains("Rpc") || s.contains("RPC"));
-        if SEND_VERBS.contains(&last.as_str())
-            || (rpc_type && matches!(last.as_str(), "new" | "request" | "new_request"))
-        {
+        if is(SEND_VERBS) || (is(&["new", "request", "new_request"]) && rpc_type_path(&func.path)) {
             check_send_args(cx, call.args.iter());
         }
     }

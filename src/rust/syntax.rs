@@ -162,6 +162,14 @@ pub fn tokens_mention(tokens: &TokenStream, name: &str) -> bool {
 }
 
 /// Whether an attribute list has an attribute whose path ends with `name` (`#[tool]`, `#[rmcp::tool]`).
+/// Whether a path names a JSON-RPC type (`JsonRpcRequest::new`): a segment says `Rpc` or `RPC`.
+pub fn rpc_type_path(path: &syn::Path) -> bool {
+    path.segments.iter().any(|s| {
+        let name = s.ident.to_string();
+        name.contains("Rpc") || name.contains("RPC")
+    })
+}
+
 pub fn has_attr(attrs: &[syn::Attribute], name: &str) -> bool {
     attrs.iter().any(|a| a.path().segments.last().is_some_and(|s| s.ident == name))
 }
