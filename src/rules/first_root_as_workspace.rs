@@ -700,8 +700,9 @@ impl Flow {
         self.scope.truncate(mark);
     }
 
-    fn lookup(&self, name: &str) -> Option<Option<Kind>> {
-        self.scope.iter().rev().find(|(n, _)| n == name).map(|(_, k)| *k)
+    /// The innermost binding of `name`: a `str`, or an identifier compared in place.
+    fn lookup<N: PartialEq<String> + ?Sized>(&self, name: &N) -> Option<Option<Kind>> {
+        self.scope.iter().rev().find(|(n, _)| name == n).map(|(_, k)| *k)
     }
 
     /// Binds the names of a pattern matched against a value of `kind`. A name whose value says
@@ -809,8 +810,8 @@ impl Flow {
             Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
                 // Looked up by comparing the identifier in place; printed only for `name_kind`.
                 let ident = &p.path.segments[0].ident;
-                match self.scope.iter().rev().find(|(n, _)| ident == n) {
-                    Some((_, k)) => *k,
+                match self.lookup(ident) {
+                    Some(k) => k,
                     None => name_kind(&ident.to_string()),
                 }
             }

@@ -94,7 +94,8 @@ impl Rule for RootUriToPath {
         }
         let fields = root_fields(cx);
         let text = block_text(cx, f.body);
-        let mut sink = UriCut { cx, body: f.body, text, server: None, decodes: None, scheme_tested: None };
+        let mut sink =
+            UriCut { cx, body: f.body, text, server: None, decodes: None, scheme_tested: None, body_tokens: None };
         // Every cut reported is of a root's string (which needs a sign of roots in the text), or
         // in server code.
         if !may_hold_roots(whole_text, &fields) && !sink.server() {
@@ -129,29 +130,37 @@ struct UriCut<'c, 'a, 'f> {
     decodes: Option<bool>,
     /// Strings the function tests with `starts_with("file://")`, normalized.
     scheme_tested: Option<HashSet<String>>,
+    /// The body as tokens, printed when first needed (`body_tokens`).
+    body_tokens: Option<proc_macro2::TokenStream>,
 }
 
 impl UriCut<'_, '_, '_> {
     /// Whether the code is a server's and works on files. Like `decodes`, read once, and the body
     /// is printed to tokens only when its text has a word looked for.
     fn server(&mut self) -> bool {
-        let (role, text, body) = (self.cx.role(), self.text, self.body);
-        // Outside roots, only code that works on files is turning the URI into a path.
-        *self.server.get_or_insert_with(|| {
-            role == Role::Server
-                && text_may_mention(text, FS_WORDS)
-                && idents_any(&quote::ToTokens::to_token_stream(body), &|i| FS_WORDS.contains(&i))
-        })
+        if self.server.is_none() {
+            // Outside roots, only code that works on files is turning the URI into a path.
+            let server = self.cx.role() == Role::Server
+                && text_may_mention(self.text, FS_WORDS)
+                && idents_any(self.body_tokens(), &|i| FS_WORDS.contains(&i));
+            self.server = Some(server);
+        }
+        self.server == Some(true)
     }
 
     fn decodes(&mut self) -> bool {
-        let (text, body) = (self.text, self.body);
-        *self.decodes.get_or_insert_with(|| {
-            text_may_mention(text, &["decode", "unescape"])
-                && idents_any(&quote::ToTokens::to_token_stream(body), &|i| {
-                    i.contains("decode") || i.contains("unescape")
-                })
-        })
+        if self.decodes.is_none() {
+            let decodes = text_may_mention(self.text, &["decode", "unescape"])
+                && idents_any(self.body_tokens(), &|i| i.contains("decode") || i.contains("unescape"));
+            self.decodes = Some(decodes);
+        }
+        self.decodes == Some(true)
+    }
+
+    /// The body printed to tokens, once for both `server` and `decodes`.
+    fn body_tokens(&mut self) -> &proc_macro2::TokenStream {
+        let body = self.body;
+        self.body_tokens.get_or_insert_with(|| quote::ToTokens::to_token_stream(body))
     }
 
     fn scheme_tested(&mut self) -> &HashSet<String> {
