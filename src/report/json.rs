@@ -1,52 +1,172 @@
 //! `--format json`: a JSON array, one object per finding. The field names are a contract with
 //! users' scripts: add fields, never rename or remove one.
+//!
+//! The report is written straight from these borrowed records (no `serde_json::Value` built in
+//! between: on a tree with many findings that was most of the rendering). Each record's fields
+//! are declared in alphabetical order, the order the report has always had (a `Value` object
+//! sorts its keys); a test holds them so.
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
+use crate::diagnostic::{Diagnostic, Edit, Fix, Label};
 use crate::engine::{FileReport, RunResult};
 use crate::source::SourceFile;
 
-pub fn to_value(result: &RunResult) -> Value {
-    Value::Array(result.diagnostics().map(|(report, d)| finding(report, d)).collect())
+/// One record per finding, in the run's order.
+pub fn findings(result: &RunResult) -> Vec<Finding<'_>> {
+    result.diagnostics().map(|(report, d)| Finding::new(report, d)).collect()
 }
 
-fn finding(report: &FileReport, d: &crate::diagnostic::Diagnostic) -> Value {
-    let file = &report.file;
-    json!({
-        "rule": d.rule,
-        "severity": d.severity.as_str(),
-        "message": d.message,
-        "help": d.help,
-        "path": file.display,
-        "range": range(file, &d.range),
-        "byte_range": [d.range.start, d.range.end],
-        "labels": d.labels.iter().map(|l| json!({
-            "message": l.message,
-            "range": range(file, &l.range),
-            "byte_range": [l.range.start, l.range.end],
-        })).collect::<Vec<_>>(),
-        "earliest_removal": crate::rules::all_meta().find(|m| m.name == d.rule).and_then(|m| m.impact.earliest_removal()),
-        "era": {
-            "assumed": report.crate_ctx.era.era.as_str(),
-            "reason": report.crate_ctx.era.reason,
-        },
-        "fix": d.fix.as_ref().map(|f| json!({
-            "title": f.title,
-            "applicability": f.applicability.as_str(),
-            "edits": f.edits.iter().map(|e| json!({
-                "byte_range": [e.byte_range.start, e.byte_range.end],
-                "replacement": e.replacement,
-            })).collect::<Vec<_>>(),
-        })),
-    })
+#[derive(Serialize)]
+pub struct Finding<'a> {
+    byte_range: [usize; 2],
+    earliest_removal: Option<&'static str>,
+    era: Era<'a>,
+    fix: Option<FixRecord<'a>>,
+    help: Option<&'a str>,
+    labels: Vec<LabelRecord<'a>>,
+    message: &'a str,
+    path: &'a str,
+    range: LineColRange,
+    rule: &'static str,
+    severity: &'static str,
+}
+
+#[derive(Serialize)]
+struct Era<'a> {
+    assumed: &'static str,
+    reason: &'a str,
+}
+
+#[derive(Serialize)]
+struct FixRecord<'a> {
+    applicability: &'static str,
+    edits: Vec<EditRecord<'a>>,
+    title: &'a str,
+}
+
+#[derive(Serialize)]
+struct EditRecord<'a> {
+    byte_range: [usize; 2],
+    replacement: &'a str,
+}
+
+#[derive(Serialize)]
+struct LabelRecord<'a> {
+    byte_range: [usize; 2],
+    message: &'a str,
+    range: LineColRange,
 }
 
 /// 1-based lines and columns (Unicode scalar values), end exclusive.
-fn range(file: &SourceFile, r: &std::ops::Range<usize>) -> Value {
-    let start = file.lines.line_col(&file.text, r.start);
-    let end = file.lines.line_col(&file.text, r.end);
-    json!({
-        "start": {"line": start.line, "column": start.column},
-        "end": {"line": end.line, "column": end.column},
-    })
+#[derive(Serialize)]
+struct LineColRange {
+    end: Position,
+    start: Position,
+}
+
+#[derive(Serialize)]
+struct Position {
+    column: usize,
+    line: usize,
+}
+
+impl<'a> Finding<'a> {
+    fn new(report: &'a FileReport, d: &'a Diagnostic) -> Finding<'a> {
+        let file = &report.file;
+        Finding {
+            byte_range: [d.range.start, d.range.end],
+            earliest_removal: crate::rules::all_meta()
+                .find(|m| m.name == d.rule)
+                .and_then(|m| m.impact.earliest_removal()),
+            era: Era { assumed: report.crate_ctx.era.era.as_str(), reason: &report.crate_ctx.era.reason },
+            fix: d.fix.as_ref().map(FixRecord::new),
+            help: d.help.as_deref(),
+            labels: d.labels.iter().map(|l| LabelRecord::new(file, l)).collect(),
+            message: &d.message,
+            path: &file.display,
+            range: LineColRange::new(file, &d.range),
+            rule: d.rule,
+            severity: d.severity.as_str(),
+        }
+    }
+}
+
+impl<'a> FixRecord<'a> {
+    fn new(f: &'a Fix) -> FixRecord<'a> {
+        FixRecord {
+            applicability: f.applicability.as_str(),
+            edits: f.edits.iter().map(EditRecord::new).collect(),
+            title: &f.title,
+        }
+    }
+}
+
+impl<'a> EditRecord<'a> {
+    fn new(e: &'a Edit) -> EditRecord<'a> {
+        EditRecord { byte_range: [e.byte_range.start, e.byte_range.end], replacement: &e.replacement }
+    }
+}
+
+impl<'a> LabelRecord<'a> {
+    fn new(file: &SourceFile, l: &'a Label) -> LabelRecord<'a> {
+        LabelRecord {
+            byte_range: [l.range.start, l.range.end],
+            message: &l.message,
+            range: LineColRange::new(file, &l.range),
+        }
+    }
+}
+
+impl LineColRange {
+    fn new(file: &SourceFile, r: &std::ops::Range<usize>) -> LineColRange {
+        let (start, end) = super::line_cols(file, r);
+        LineColRange {
+            end: Position { column: end.column, line: end.line },
+            start: Position { column: start.column, line: start.line },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::context::CrateContext;
+    use crate::diagnostic::{Applicability, Severity};
+
+    /// Every record's fields are in alphabetical order, as a `Value` object would write them:
+    /// the report's bytes stay what users' scripts (and diffs of saved reports) have seen.
+    #[test]
+    fn fields_are_written_in_the_order_a_value_object_sorts_them() {
+        let text = "fn f() {\n    é(list_roots());\n}\n";
+        let file = SourceFile::new("a.rs".into(), "a.rs".into(), text.to_string());
+        let d = Diagnostic {
+            rule: "server-roots-request",
+            severity: Severity::Error,
+            range: 17..29,
+            message: "a message".into(),
+            label: "a label".into(),
+            labels: vec![Label { range: 15..16, message: "a label's message".into() }],
+            help: Some("a help line".into()),
+            fix: Some(Fix {
+                title: "a fix".into(),
+                applicability: Applicability::Safe,
+                edits: vec![Edit::replace(17..29, "x")],
+            }),
+        };
+        let result = RunResult {
+            reports: vec![FileReport {
+                file: Arc::new(file),
+                crate_ctx: Arc::new(CrateContext::default()),
+                diagnostics: vec![d],
+            }],
+            ..RunResult::default()
+        };
+        let direct = serde_json::to_string_pretty(&findings(&result)).unwrap();
+        let through_value = serde_json::to_value(findings(&result)).unwrap();
+        assert_eq!(direct, serde_json::to_string_pretty(&through_value).unwrap());
+        assert!(direct.contains("\"column\": 6"), "{direct}");
+    }
 }

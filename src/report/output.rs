@@ -107,7 +107,7 @@ fn render(args: &OutputArgs, out: &mut dyn WriteColor, result: &RunResult, succe
     match args.format {
         Format::Human if args.quiet => super::human::write_findings(out, result),
         Format::Human => super::human::write(out, result),
-        Format::Json => pretty(out, &super::json::to_value(result)),
+        Format::Json => pretty(out, &super::json::findings(result)),
         Format::Sarif => pretty(out, &super::sarif::to_value(result)),
         Format::Github => super::github::write(out, result),
         Format::CargoJson => super::cargo_json::write(out, result, success),
@@ -122,7 +122,7 @@ fn write_statistics(args: &OutputArgs, out: &mut dyn Write, result: &RunResult) 
     }
 }
 
-fn pretty(out: &mut dyn Write, value: &serde_json::Value) -> std::io::Result<()> {
+fn pretty(out: &mut dyn Write, value: &impl serde::Serialize) -> std::io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, value).map_err(io_error)?;
     writeln!(out)
 }

@@ -96,7 +96,7 @@ fn render_all(file: SourceFile, ctx: &CrateContext, diagnostics: Vec<Diagnostic>
     };
     let mut human = codespan_reporting::term::termcolor::NoColor::new(Vec::new());
     mcp_lint::report::human::write(&mut human, &result).expect("the human report renders to memory");
-    serde_json::to_vec(&mcp_lint::report::json::to_value(&result)).expect("the JSON report serializes");
+    serde_json::to_vec(&mcp_lint::report::json::findings(&result)).expect("the JSON report serializes");
 }
 
 /// What `fix` did with one input, for callers that count outcomes.
