@@ -111,9 +111,7 @@ impl Rule for RetryReusesRequestId {
         if fn_text(cx, f.sig, f.body).is_some_and(|text| !MRTR_WORDS.iter().any(|w| mentions(text, w))) {
             return;
         }
-        let mut mentions = Mentions::default();
-        mrtr_mentions(cx, &f.sig.to_token_stream(), &mut mentions);
-        mrtr_mentions(cx, &f.body.to_token_stream(), &mut mentions);
+        let mentions = Mentions::of_fn(cx, f);
         if mentions.all.is_empty() {
             return;
         }
@@ -138,8 +136,6 @@ impl Rule for RetryReusesRequestId {
         if let Some(syn::Stmt::Expr(tail, None)) = f.body.stmts.last() {
             walk.returns(tail);
         }
-        mentions.all.sort_unstable();
-        mentions.retry.sort_unstable();
         let findings = judge(&walk, &mentions);
         for finding in findings {
             let d = cx.report(&META, finding.range, finding.message, finding.label);
@@ -1052,6 +1048,157 @@ struct Mentions {
     retry: Vec<usize>,
 }
 
+impl Mentions {
+    /// The MRTR mentions in a fn's tokens (its signature and body, nested items included), sorted.
+    fn of_fn(cx: &Cx, f: &FnRef) -> Mentions {
+        let mut scan = MentionScan { cx, out: Mentions::default(), text: String::new() };
+        scan.visit_signature(f.sig);
+        scan.visit_block(f.body);
+        let mut out = scan.out;
+        // A shorthand field (`Request { id }`) is one token that the tree holds twice.
+        for offsets in [&mut out.all, &mut out.retry] {
+            offsets.sort_unstable();
+            offsets.dedup();
+        }
+        debug_assert_eq!(out.all, Mentions::printed(cx, f).all, "{}", f.sig.ident);
+        debug_assert_eq!(out.retry, Mentions::printed(cx, f).retry, "{}", f.sig.ident);
+        out
+    }
+
+    /// The same from the fn printed to tokens: what `of_fn` must equal (checked in debug builds).
+    fn printed(cx: &Cx, f: &FnRef) -> Mentions {
+        let mut out = Mentions::default();
+        mrtr_mentions(cx, &f.sig.to_token_stream(), &mut out);
+        mrtr_mentions(cx, &f.body.to_token_stream(), &mut out);
+        out.all.sort_unstable();
+        out.retry.sort_unstable();
+        out
+    }
+
+    /// Records a token that mentions MRTR. The text is the token as written, so a match is always
+    /// in the file's bytes (the prefilter's view).
+    fn token(&mut self, cx: &Cx, text: &str, span: proc_macro2::Span) {
+        if MRTR_WORDS.iter().any(|w| mentions(text, w)) {
+            let at = cx.span_range(span).start;
+            self.all.push(at);
+            if RETRY_WORDS.iter().any(|w| text.contains(w)) {
+                self.retry.push(at);
+            }
+        }
+    }
+}
+
+/// Reads the identifiers and literals of a syntax tree where printing it to tokens would, without
+/// printing it (which cost more than this rule's whole walk). Attributes (doc comments) are
+/// skipped, as `mrtr_mentions` skips them; token streams the tree keeps as written (macro bodies,
+/// `Verbatim` nodes) are read by `mrtr_mentions`. Keywords, which the tree keeps as tokens of their
+/// own, are never MRTR words.
+struct MentionScan<'c, 'a> {
+    cx: &'c Cx<'a>,
+    out: Mentions,
+    /// Reused for each token's text.
+    text: String,
+}
+
+impl MentionScan<'_, '_> {
+    fn token(&mut self, token: &dyn std::fmt::Display, span: proc_macro2::Span) {
+        use std::fmt::Write;
+        self.text.clear();
+        let _ = write!(self.text, "{token}");
+        self.out.token(self.cx, &self.text, span);
+    }
+
+    fn tokens(&mut self, tokens: &TokenStream) {
+        mrtr_mentions(self.cx, tokens, &mut self.out);
+    }
+}
+
+impl<'ast> Visit<'ast> for MentionScan<'_, '_> {
+    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
+    fn visit_ident(&mut self, i: &'ast proc_macro2::Ident) {
+        self.token(i, i.span());
+    }
+    fn visit_lit(&mut self, l: &'ast Lit) {
+        match l {
+            Lit::Verbatim(token) => self.token(token, token.span()),
+            other => visit::visit_lit(self, other),
+        }
+    }
+    fn visit_lit_str(&mut self, l: &'ast syn::LitStr) {
+        self.token(&l.token(), l.span());
+    }
+    fn visit_lit_byte_str(&mut self, l: &'ast syn::LitByteStr) {
+        self.token(&l.token(), l.span());
+    }
+    fn visit_lit_cstr(&mut self, l: &'ast syn::LitCStr) {
+        self.token(&l.token(), l.span());
+    }
+    fn visit_lit_byte(&mut self, l: &'ast syn::LitByte) {
+        self.token(&l.token(), l.span());
+    }
+    fn visit_lit_char(&mut self, l: &'ast syn::LitChar) {
+        self.token(&l.token(), l.span());
+    }
+    fn visit_lit_int(&mut self, l: &'ast syn::LitInt) {
+        self.token(&l.token(), l.span());
+    }
+    fn visit_lit_float(&mut self, l: &'ast syn::LitFloat) {
+        self.token(&l.token(), l.span());
+    }
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        self.visit_path(&m.path);
+        self.tokens(&m.tokens);
+    }
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        match e {
+            Expr::Verbatim(tokens) => self.tokens(tokens),
+            other => visit::visit_expr(self, other),
+        }
+    }
+    fn visit_item(&mut self, i: &'ast syn::Item) {
+        match i {
+            syn::Item::Verbatim(tokens) => self.tokens(tokens),
+            other => visit::visit_item(self, other),
+        }
+    }
+    fn visit_impl_item(&mut self, i: &'ast syn::ImplItem) {
+        match i {
+            syn::ImplItem::Verbatim(tokens) => self.tokens(tokens),
+            other => visit::visit_impl_item(self, other),
+        }
+    }
+    fn visit_trait_item(&mut self, i: &'ast syn::TraitItem) {
+        match i {
+            syn::TraitItem::Verbatim(tokens) => self.tokens(tokens),
+            other => visit::visit_trait_item(self, other),
+        }
+    }
+    fn visit_foreign_item(&mut self, i: &'ast syn::ForeignItem) {
+        match i {
+            syn::ForeignItem::Verbatim(tokens) => self.tokens(tokens),
+            other => visit::visit_foreign_item(self, other),
+        }
+    }
+    fn visit_pat(&mut self, p: &'ast syn::Pat) {
+        match p {
+            syn::Pat::Verbatim(tokens) => self.tokens(tokens),
+            other => visit::visit_pat(self, other),
+        }
+    }
+    fn visit_type(&mut self, t: &'ast syn::Type) {
+        match t {
+            syn::Type::Verbatim(tokens) => self.tokens(tokens),
+            other => visit::visit_type(self, other),
+        }
+    }
+    fn visit_type_param_bound(&mut self, b: &'ast syn::TypeParamBound) {
+        match b {
+            syn::TypeParamBound::Verbatim(tokens) => self.tokens(tokens),
+            other => visit::visit_type_param_bound(self, other),
+        }
+    }
+}
+
 /// Collects MRTR mentions. Attributes (doc comments) are skipped.
 fn mrtr_mentions(cx: &Cx, tokens: &TokenStream, out: &mut Mentions) {
     let mut stack = vec![tokens.clone().into_iter().peekable()];
@@ -1070,14 +1217,7 @@ fn mrtr_mentions(cx: &Cx, tokens: &TokenStream, out: &mut Mentions) {
             Some(TokenTree::Group(g)) => stack.push(g.stream().into_iter().peekable()),
             Some(tt @ (TokenTree::Ident(_) | TokenTree::Literal(_))) => {
                 // The token as written, so a match is always in the file's bytes (the prefilter's view).
-                let text = tt.to_string();
-                if MRTR_WORDS.iter().any(|w| mentions(&text, w)) {
-                    let at = cx.span_range(tt.span()).start;
-                    out.all.push(at);
-                    if RETRY_WORDS.iter().any(|w| text.contains(w)) {
-                        out.retry.push(at);
-                    }
-                }
+                out.token(cx, &tt.to_string(), tt.span());
             }
             Some(_) => {}
             None => {
@@ -1303,6 +1443,28 @@ mod tests {
             .filter(|d| d.rule == "retry-reuses-request-id")
             .map(|d| (src[..d.range.start].lines().count().max(1), src[d.range].to_owned()))
             .collect()
+    }
+
+    /// `Mentions::of_fn` reads the tree; in debug builds it asserts that it finds what printing the
+    /// fn to tokens finds. These fns hold mentions where the two could part: tokens kept verbatim,
+    /// tokens the tree holds twice, attributes, lifetimes, raw identifiers, suffixes, macros.
+    #[test]
+    fn mentions_read_from_the_tree_are_the_printed_tokens_mentions() {
+        let srcs = [
+            "fn a() { struct S; impl S { fn g(input_required: u8); type T; } }",
+            "fn b() { extern \"C\" { fn h() { input_required } } }",
+            "fn c(r: Req) { let Req { request_state, .. } = r; send(Req { request_state, id: 1 }); }",
+            "fn d() { #[doc = \"input_required\"] let x = 1; vec![#[cfg(input_required)] requestState, 2]; }",
+            "fn e<'input_required>(x: &'input_required str) -> impl Fn() + 'input_required { || () }",
+            "fn f() { let r#input_required = \"x\"input_required; let n = 1input_responses; }",
+            "fn g() { m! { #![inner(requestState)] # [x] request_state } }",
+            "fn h() -> InputRequired<'static> { let RequestState(x) = y; br\"input_required\" }",
+            "fn i() { let x: unsafe extern \"C\" fn(input_required: u8) = f; }",
+        ];
+        for src in srcs {
+            let diagnostics = crate::engine::check_text(Path::new("/nonexistent/mentions.rs"), src.to_owned());
+            assert!(diagnostics.iter().all(|d| d.rule != "parse-error"), "{src}");
+        }
     }
 
     #[test]
