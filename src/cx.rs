@@ -88,10 +88,13 @@ impl<'a> Cx<'a> {
     /// The byte offset of a position the parser gave (1-based line, column in characters of the
     /// text it saw, which starts after a BOM), when the line is ASCII up to it.
     fn offset_of(&self, at: proc_macro2::LineColumn) -> Option<usize> {
-        let line_start = if at.line == 1 { self.base } else { self.file.lines.line_start(at.line.checked_sub(1)?)? };
-        let offset = line_start + at.column;
-        let before = self.file.text.as_bytes().get(line_start..offset)?;
-        (before.is_ascii() && !before.contains(&b'\n')).then_some(offset)
+        if at.line == 1 && self.base > 0 {
+            // The parser's first line starts after the BOM, the file's before it.
+            let offset = self.base + at.column;
+            let before = self.file.text.as_bytes().get(self.base..offset)?;
+            return (before.is_ascii() && !before.contains(&b'\n')).then_some(offset);
+        }
+        self.file.lines.ascii_offset(at.line.checked_sub(1)?, at.column)
     }
 
     /// Byte range of a syntax node, from its first token to its last.

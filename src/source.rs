@@ -65,14 +65,33 @@ pub struct LineCol {
 #[derive(Debug)]
 pub struct LineIndex {
     starts: Vec<usize>,
+    /// For each line, where its leading run of ASCII ends: the offset of its first non-ASCII
+    /// byte, else of its `\n`, else the text's end. Up to there a column is a byte count.
+    ascii_ends: Vec<usize>,
 }
 
 impl LineIndex {
     pub fn new(text: &str) -> Self {
-        let mut starts = vec![0];
-        // `match_indices` with a char finds it with `memchr`, many bytes at a time.
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { starts }
+        let bytes = text.as_bytes();
+        let starts: Vec<usize> = std::iter::once(0).chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1)).collect();
+        let line_end = |line0: usize| starts.get(line0 + 1).map_or(text.len(), |next| next - 1);
+        let ascii_ends = if text.is_ascii() {
+            (0..starts.len()).map(line_end).collect()
+        } else {
+            (0..starts.len())
+                .map(|line0| {
+                    let (start, end) = (starts[line0], line_end(line0));
+                    bytes[start..end].iter().position(|b| !b.is_ascii()).map_or(end, |i| start + i)
+                })
+                .collect()
+        };
+        LineIndex { starts, ascii_ends }
+    }
+
+    /// The byte offset of a 0-based line's character column, when the line is ASCII up to it.
+    pub fn ascii_offset(&self, line0: usize, column: usize) -> Option<usize> {
+        let offset = self.starts.get(line0)? + column;
+        (offset <= self.ascii_ends[line0]).then_some(offset)
     }
 
     /// Line and column of a byte offset. Offsets past the end or inside a character are clamped to
@@ -124,5 +143,22 @@ mod tests {
         assert_eq!(idx.line_col(text, z), LineCol { line: 3, column: 1 });
         assert_eq!(idx.line_col(text, text.len() + 5), LineCol { line: 3, column: 2 });
         assert_eq!(idx.line_range(text, 1), 3..9);
+    }
+
+    #[test]
+    fn ascii_offsets_stop_at_the_first_non_ascii_byte_or_the_line_end() {
+        let text = "ab\r\nxé y\n\nz";
+        let idx = LineIndex::new(text);
+        // Line 1 holds `ab\r`: its columns 0..=3 are bytes (3 is the `\n`'s place).
+        assert_eq!(idx.ascii_offset(0, 3), Some(3));
+        assert_eq!(idx.ascii_offset(0, 4), None);
+        assert_eq!(idx.ascii_offset(1, 1), Some(5));
+        assert_eq!(idx.ascii_offset(1, 2), None);
+        assert_eq!((idx.ascii_offset(2, 0), idx.ascii_offset(2, 1)), (Some(10), None));
+        assert_eq!((idx.ascii_offset(3, 1), idx.ascii_offset(3, 2)), (Some(12), None));
+        assert_eq!(idx.ascii_offset(4, 0), None);
+        let ascii = LineIndex::new("a\nbc\n");
+        assert_eq!((ascii.ascii_offset(1, 2), ascii.ascii_offset(1, 3)), (Some(4), None));
+        assert_eq!(ascii.ascii_offset(2, 0), Some(5));
     }
 }
