@@ -34,7 +34,7 @@ use crate::rules::server_initiated_request::{
     Resolved, SEND_VERBS, StrConst, collect_str_consts, is_self, peer_like_receiver, record_peer_params, resolve_str,
 };
 use crate::rules::{FnRef, Rule, RuleMeta};
-use crate::rust::syntax::{method_call_range, path_ends_with, rpc_type_path, tokens_mention};
+use crate::rust::syntax::{method_call_range, path_ends_with, rpc_type_path, tokens_mention_any};
 
 pub struct RemovedMethod;
 
@@ -274,12 +274,8 @@ impl Rule for RemovedMethod {
         if is_self(&call.receiver) {
             return;
         }
-        let mentions = |types: &[&str]| {
-            call.args.iter().any(|a| {
-                let t = quote::ToTokens::to_token_stream(a);
-                types.iter().any(|ty| tokens_mention(&t, ty))
-            })
-        };
+        let mentions =
+            |types: &[&str]| call.args.iter().any(|a| tokens_mention_any(&quote::ToTokens::to_token_stream(a), types));
         let sdk = cx.uses_sdk(Sdk::Rmcp) || cx.uses_sdk(Sdk::RustMcpSdk) || cx.uses_sdk(Sdk::Other);
         let method = match name.as_str() {
             // rmcp `Peer<RoleClient>::notify_initialized()`.

@@ -204,6 +204,7 @@ pub(crate) mod flow {
     use crate::rules::FnRef;
     use crate::rust::syntax::{
         block_text, fn_text, last_ident, method_call_range, str_value, text_may_mention, tokens_mention,
+        tokens_mention_any,
     };
 
     #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -549,7 +550,7 @@ pub(crate) mod flow {
             return;
         }
         let body_tokens = body.to_token_stream();
-        let decodes = decoders().any(|w| tokens_mention(&body_tokens, w));
+        let decodes = tokens_mention_any(&body_tokens, &decoders().copied().collect::<Vec<_>>());
         if !decodes || integrity_in(&body_tokens) || integrity_in(&sig.to_token_stream()) {
             return;
         }

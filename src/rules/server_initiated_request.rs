@@ -34,7 +34,9 @@ use crate::diagnostic::Diagnostic;
 use crate::json::jsonrpc::{MessageKind, Sender, TranscriptMessage};
 use crate::json::{JsonKind, JsonNode, Step};
 use crate::rules::{FnRef, Rule, RuleMeta};
-use crate::rust::syntax::{method_call_range, path_ends_with, rpc_type_path, str_value, tokens_mention, type_mentions};
+use crate::rust::syntax::{
+    method_call_range, path_ends_with, rpc_type_path, str_value, tokens_mention_any, type_mentions,
+};
 
 pub struct ServerInitiatedRequest;
 
@@ -518,10 +520,8 @@ fn spelling_fires(cx: &Cx, spelling: &Spelling, call: &syn::ExprMethodCall) -> b
     }
     // A generic name is the SDK's when called on the server's peer, with an SDK parameter type,
     // or (rmcp's typed elicitation) with a turbofish.
-    let args_name_sdk_types = call.args.iter().any(|a| {
-        let tokens = quote::ToTokens::to_token_stream(a);
-        PARAM_TYPES.iter().any(|t| tokens_mention(&tokens, t))
-    });
+    let args_name_sdk_types =
+        call.args.iter().any(|a| tokens_mention_any(&quote::ToTokens::to_token_stream(a), PARAM_TYPES));
     let turbofish = spelling.name == "elicit" && call.turbofish.is_some();
     peer_like_receiver(cx, &call.receiver) || args_name_sdk_types || turbofish
 }

@@ -123,7 +123,7 @@ impl<'ast> syn::visit::Visit<'ast> for IdentFinder<'_> {
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
         syn::visit::visit_macro(self, mac);
         // A type macro's tokens are not syntax nodes; names in them count too.
-        self.found |= self.names.iter().any(|n| tokens_mention(&mac.tokens, n));
+        self.found |= tokens_mention_any(&mac.tokens, self.names);
     }
 }
 
@@ -147,10 +147,16 @@ pub fn chain_link_range(cx: &Cx, call: &syn::ExprMethodCall) -> Range<usize> {
 
 /// Whether a token stream contains an identifier with this name, at any depth.
 pub fn tokens_mention(tokens: &TokenStream, name: &str) -> bool {
+    tokens_mention_any(tokens, &[name])
+}
+
+/// Whether a token stream contains an identifier with any of these names, at any depth: one walk
+/// of the tokens (each walk copies every token) where a `tokens_mention` per name would take many.
+pub fn tokens_mention_any(tokens: &TokenStream, names: &[&str]) -> bool {
     let mut stack = vec![tokens.clone().into_iter()];
     while let Some(top) = stack.last_mut() {
         match top.next() {
-            Some(TokenTree::Ident(i)) if i == name => return true,
+            Some(TokenTree::Ident(i)) if names.iter().any(|n| i == n) => return true,
             Some(TokenTree::Group(g)) => stack.push(g.stream().into_iter()),
             Some(_) => {}
             None => {
