@@ -292,12 +292,11 @@ impl Rule for LegacyProtocolVersion {
         }
     }
 
-    fn lit_str(&self, cx: &mut Cx, lit: &syn::LitStr) {
+    fn lit_str(&self, cx: &mut Cx, lit: &syn::LitStr, value: &str) {
         // A raw header line: `"MCP-Protocol-Version: 2025-06-18\r\n"`.
         if !targets_modern(cx) {
             return;
         }
-        let value = lit.value();
         let Some((name, rest)) = value.split_once(':') else { return };
         if !name.trim().eq_ignore_ascii_case("mcp-protocol-version") {
             return;

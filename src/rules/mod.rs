@@ -117,7 +117,7 @@ pub trait Rule: Sync + Send {
     fn pat_path(&self, _cx: &mut Cx, _path: &syn::Path) {}
     fn struct_lit(&self, _cx: &mut Cx, _lit: &syn::ExprStruct) {}
     /// A string literal in code (attributes and doc comments are never offered).
-    fn lit_str(&self, _cx: &mut Cx, _lit: &syn::LitStr) {}
+    fn lit_str(&self, _cx: &mut Cx, _lit: &syn::LitStr, _value: &str) {}
 
     /// Every node of a JSON document or `json!` body, with the steps from its root.
     fn json_node(&self, _cx: &mut Cx, _node: &JsonNode, _path: &[Step]) {}

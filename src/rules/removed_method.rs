@@ -341,9 +341,8 @@ impl Rule for RemovedMethod {
         report_str(cx, r, range, defined, "used as a message's method");
     }
 
-    fn lit_str(&self, cx: &mut Cx, lit: &syn::LitStr) {
-        let value = lit.value();
-        let Some(r) = removed(&value) else { return };
+    fn lit_str(&self, cx: &mut Cx, lit: &syn::LitStr, value: &str) {
+        let Some(r) = removed(value) else { return };
         if r.generic {
             return;
         }

@@ -152,11 +152,10 @@ impl Rule for RootsListChanged {
         }
     }
 
-    fn lit_str(&self, cx: &mut Cx, lit: &syn::LitStr) {
-        let value = lit.value();
+    fn lit_str(&self, cx: &mut Cx, lit: &syn::LitStr, value: &str) {
         if value == WIRE_METHOD || value == WIRE_METHOD_CAMEL {
             let range = cx.node_range(lit);
-            report_wire(cx, range, &value);
+            report_wire(cx, range, value);
         }
     }
 

@@ -179,8 +179,8 @@ impl Rule for SessionHeader {
         }
     }
 
-    fn lit_str(&self, cx: &mut Cx, lit: &syn::LitStr) {
-        let Some(header) = header_in_literal(&lit.value()) else { return };
+    fn lit_str(&self, cx: &mut Cx, lit: &syn::LitStr, value: &str) {
+        let Some(header) = header_in_literal(value) else { return };
         let range = cx.node_range(lit);
         if is_exempt(cx, &range) {
             return;

@@ -11,7 +11,7 @@ use crate::cx::Cx;
 /// `"x".to_owned()`, `String::from("x")`, `&"x"`. Returns the value and the literal's range.
 pub fn str_value(cx: &Cx, expr: &Expr) -> Option<(String, Range<usize>)> {
     match expr {
-        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some((s.value(), cx.node_range(s))),
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some((cx.lit_str_value(s).into_owned(), cx.node_range(s))),
         Expr::MethodCall(m)
             if m.args.is_empty() && matches!(m.method.to_string().as_str(), "to_string" | "into" | "to_owned") =>
         {

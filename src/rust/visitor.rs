@@ -173,8 +173,10 @@ impl<'ast> Visit<'ast> for RuleVisitor<'_, '_> {
     }
 
     fn visit_lit_str(&mut self, l: &'ast syn::LitStr) {
+        // Unescaped once for every rule.
+        let value = self.cx.lit_str_value(l);
         for rule in self.rules {
-            rule.lit_str(self.cx, l);
+            rule.lit_str(self.cx, l, &value);
         }
     }
 
