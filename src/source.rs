@@ -73,18 +73,22 @@ pub struct LineIndex {
 impl LineIndex {
     pub fn new(text: &str) -> Self {
         let bytes = text.as_bytes();
-        let starts: Vec<usize> = std::iter::once(0).chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1)).collect();
-        let line_end = |line0: usize| starts.get(line0 + 1).map_or(text.len(), |next| next - 1);
-        let ascii_ends = if text.is_ascii() {
-            (0..starts.len()).map(line_end).collect()
-        } else {
-            (0..starts.len())
-                .map(|line0| {
-                    let (start, end) = (starts[line0], line_end(line0));
-                    bytes[start..end].iter().position(|b| !b.is_ascii()).map_or(end, |i| start + i)
-                })
-                .collect()
-        };
+        // Sized for lines of about 32 bytes: fewer regrowths than collecting from an iterator.
+        let mut starts = Vec::with_capacity(bytes.len() / 32 + 1);
+        starts.push(0);
+        starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
+        let all_ascii = text.is_ascii();
+        let ascii_ends = (0..starts.len())
+            .map(|line0| {
+                let (start, end) = (starts[line0], starts.get(line0 + 1).map_or(text.len(), |next| next - 1));
+                let line = &bytes[start..end];
+                if all_ascii || line.is_ascii() {
+                    end
+                } else {
+                    line.iter().position(|b| !b.is_ascii()).map_or(end, |i| start + i)
+                }
+            })
+            .collect();
         LineIndex { starts, ascii_ends }
     }
 
