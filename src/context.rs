@@ -407,31 +407,50 @@ pub mod era {
 
 /// Versions of packages in the nearest `Cargo.lock` at or above `dir`.
 fn read_lock_versions(dir: &Path) -> HashMap<String, String> {
-    let mut out = HashMap::new();
     let Some(lock) = dir.ancestors().map(|d| d.join("Cargo.lock")).find(|p| p.is_file()) else {
-        return out;
+        return HashMap::new();
     };
-    let Ok(text) = std::fs::read_to_string(lock) else { return out };
-    // Cargo writes each package as `[[package]]` then `name = "…"` and `version = "…"` lines:
-    // read line by line (a TOML parse of a large lock file cost more than the crate's analysis).
-    let value = |line: &str, key: &str| {
-        let rest = line.strip_prefix(key)?.trim_start().strip_prefix('=')?.trim();
-        rest.strip_prefix('"')?.strip_suffix('"').map(str::to_owned)
-    };
-    let mut name: Option<String> = None;
-    for line in text.lines() {
-        let line = line.trim();
-        if line.starts_with('[') {
-            name = None;
-        } else if let Some(n) = value(line, "name") {
-            name = Some(n);
-        } else if let (Some(n), Some(version)) = (&name, value(line, "version"))
-            && Sdk::from_crate_name(n).is_some()
-        {
-            out.entry(n.clone()).or_insert(version);
+    let Ok(text) = std::fs::read_to_string(lock) else { return HashMap::new() };
+    sdk_versions_in_lock(&text)
+}
+
+/// The locked versions of SDK crates. Cargo writes each package as `[[package]]` then
+/// `name = "…"` and `version = "…"` lines; read as lines (a TOML parse of a large lock file cost
+/// more than the crate's analysis), and only those after a `name` line that says `mcp`, which
+/// every SDK's name does (a lock file is read once per crate, and most of its lines are other
+/// crates').
+fn sdk_versions_in_lock(text: &str) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    let mut next_line = 0;
+    for hit in memchr::memmem::find_iter(text.as_bytes(), "mcp") {
+        if hit < next_line {
+            continue;
+        }
+        let line_start = text[..hit].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = text[hit..].find('\n').map_or(text.len(), |i| hit + i);
+        next_line = line_end;
+        let Some(name) = lock_value(text[line_start..line_end].trim(), "name") else { continue };
+        if Sdk::from_crate_name(name).is_none() {
+            continue;
+        }
+        // The package's version is the first `version` line before the next table or name.
+        for line in text[line_end..].lines().skip(1).map(str::trim) {
+            if line.starts_with('[') || lock_value(line, "name").is_some() {
+                break;
+            }
+            if let Some(version) = lock_value(line, "version") {
+                out.entry(name.to_owned()).or_insert_with(|| version.to_owned());
+                break;
+            }
         }
     }
     out
+}
+
+/// The string value of `key = "…"` on a trimmed line of a lock file.
+fn lock_value<'t>(line: &'t str, key: &str) -> Option<&'t str> {
+    let rest = line.strip_prefix(key)?.trim_start().strip_prefix('=')?.trim();
+    rest.strip_prefix('"')?.strip_suffix('"')
 }
 
 /// Finds and remembers the crate of each folder, so each manifest is read once per run.
@@ -547,6 +566,43 @@ impl Role {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The line-by-line reading `sdk_versions_in_lock` stands for: every line, with the last
+    /// `name` since the last table.
+    fn sdk_versions_line_by_line(text: &str) -> HashMap<String, String> {
+        let mut out = HashMap::new();
+        let mut name: Option<&str> = None;
+        for line in text.lines() {
+            let line = line.trim();
+            if line.starts_with('[') {
+                name = None;
+            } else if let Some(n) = lock_value(line, "name") {
+                name = Some(n);
+            } else if let (Some(n), Some(version)) = (name, lock_value(line, "version"))
+                && Sdk::from_crate_name(n).is_some()
+            {
+                out.entry(n.to_owned()).or_insert_with(|| version.to_owned());
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn lock_versions_are_those_of_reading_every_line() {
+        let texts = [
+            include_str!("../Cargo.lock"),
+            "version = 4\r\n[[package]]\r\nname = \"rmcp\"\r\nversion = \"3.1.4\"\r\n[[package]]\r\nname = \"rmcp\"\r\nversion = \"0.9.0\"\r\n",
+            "[[package]]\n  name=\"mcp-core\"\n\n  source = \"x\"\n version =  \"0.1.5\" \n[[package]]\nname = \"rmcp-macros\"\n[[package]]\nversion = \"9\"\n",
+            "[[package]]\nname = \"rust-mcp-sdk\"\nname = \"serde\"\nversion = \"1\"\n[[package]]\nversion = \"2\"\nname = \"pmcp\"\n",
+            "[[package]]\nname = \"turbomcp\"\nversion = \"2.0\"", // no final newline
+            "[[package]]\nname = \"fastmcp\" # mcp\nversion = \"1\"\ndependencies = [\"mcp-x\", \"rmcp\"]\n",
+        ];
+        for text in texts {
+            assert_eq!(sdk_versions_in_lock(text), sdk_versions_line_by_line(text), "{text}");
+        }
+        assert_eq!(sdk_versions_in_lock(texts[1]).get("rmcp").map(String::as_str), Some("3.1.4"));
+        assert_eq!(sdk_versions_in_lock(texts[2]).get("mcp-core").map(String::as_str), Some("0.1.5"));
+    }
 
     #[test]
     fn reads_sdk_and_locked_version() {
