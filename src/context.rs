@@ -260,13 +260,14 @@ pub mod era {
 
     /// Where one file names a protocol revision: (line, the word) of the first 2026-07-28 marker
     /// and of the first older revision, outside comments.
-    #[derive(Debug, Default, Clone, Copy)]
+    #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
     pub struct FileSignals {
         pub modern: Option<(usize, &'static str)>,
         pub legacy: Option<(usize, &'static str)>,
     }
 
-    /// Finds protocol revisions in files: one automaton, built once per run.
+    /// Finds protocol revisions in the files of a crate the run did not read itself (`scan_crate`);
+    /// the run's own files get theirs from the prefilter's scan (`Prefilter::scan_file`).
     pub struct EraScanner {
         automaton: AhoCorasick,
         words: Vec<&'static str>,
@@ -290,20 +291,29 @@ pub mod era {
                 if slot.is_some() {
                     continue;
                 }
-                let line_start = bytes[..m.start()].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-                let before = String::from_utf8_lossy(&bytes[line_start..m.start()]);
-                // A revision named in prose ("written for MCP 2025-11-25") says nothing of the code.
-                if ["//", "/*", "*", "#"].iter().any(|c| before.trim_start().starts_with(c)) {
+                if !in_code(bytes, m.start()) {
                     continue;
                 }
-                let line = bytes[..m.start()].iter().filter(|b| **b == b'\n').count() + 1;
-                *slot = Some((line, word));
+                *slot = Some((line_at(bytes, m.start()), word));
                 if found.modern.is_some() && found.legacy.is_some() {
                     break;
                 }
             }
             found
         }
+    }
+
+    /// Whether a revision word at `at` is outside comments: a revision named in prose ("written
+    /// for MCP 2025-11-25") says nothing of the code.
+    pub fn in_code(bytes: &[u8], at: usize) -> bool {
+        let line_start = bytes[..at].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        let before = String::from_utf8_lossy(&bytes[line_start..at]);
+        !["//", "/*", "*", "#"].iter().any(|c| before.trim_start().starts_with(c))
+    }
+
+    /// The line (1-based) of offset `at`.
+    pub fn line_at(bytes: &[u8], at: usize) -> usize {
+        bytes[..at].iter().filter(|b| **b == b'\n').count() + 1
     }
 
     impl Signals {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::config::{ConfigError, FileSettings, Settings};
-use crate::context::era::{EraScanner, FileSignals, Signals};
+use crate::context::era::{FileSignals, Signals};
 use crate::context::{CrateContext, CrateContexts};
 use crate::cx::{Cx, Origin};
 use crate::diagnostic::{Diagnostic, Note};
@@ -95,7 +95,6 @@ pub fn check_paths(paths: &[PathBuf], opts: &Options) -> RunResult {
     let settings = opts.settings.clone();
     let exclude: crate::discover::Exclude = Arc::new(move |p: &Path| settings.excluded(p));
     let prefilter = Prefilter::new(&opts.rules, opts.prefilter);
-    let era_scanner = EraScanner::default();
     let pool = thread_pool(opts);
     // Files are read and scanned by the workers while this thread walks on (as ripgrep does):
     // the walk waits on the file system, the scan on the CPU.
@@ -103,9 +102,9 @@ pub fn check_paths(paths: &[PathBuf], opts: &Options) -> RunResult {
     let found = pool.in_place_scope(|scope| {
         discover_each(paths, Some(exclude), &mut |index, path, shown| {
             let (path, shown) = (path.to_path_buf(), shown.to_owned());
-            let (loaded, prefilter, era_scanner) = (&loaded, &prefilter, &era_scanner);
+            let (loaded, prefilter) = (&loaded, &prefilter);
             scope.spawn(move |_| {
-                let l = load(&path, &shown, prefilter, era_scanner, opts);
+                let l = load(&path, &shown, prefilter, opts);
                 loaded.lock().expect("no worker panics holding it").push((index, l));
             });
         })
@@ -127,15 +126,9 @@ pub fn check_paths(paths: &[PathBuf], opts: &Options) -> RunResult {
 /// the run walked whole gets its era from what the first pass saw, so no crate is read twice.
 pub fn check_discovered(found: Discovered, opts: &Options) -> RunResult {
     let prefilter = Prefilter::new(&opts.rules, opts.prefilter);
-    let era_scanner = EraScanner::default();
     let pool = thread_pool(opts);
     let loaded: Vec<Loaded> = pool.install(|| {
-        found
-            .files
-            .par_iter()
-            .with_max_len(1)
-            .map(|(path, shown)| load(path, shown, &prefilter, &era_scanner, opts))
-            .collect()
+        found.files.par_iter().with_max_len(1).map(|(path, shown)| load(path, shown, &prefilter, opts)).collect()
     });
     analyse_loaded(found, loaded, &pool, opts)
 }
@@ -196,7 +189,7 @@ enum Work {
     },
 }
 
-fn load(path: &Path, shown: &str, prefilter: &Prefilter, era_scanner: &EraScanner, opts: &Options) -> Loaded {
+fn load(path: &Path, shown: &str, prefilter: &Prefilter, opts: &Options) -> Loaded {
     thread_local! {
         // One buffer per worker, reused: most files are read, searched once and dropped, so
         // copying into a `String` of their own is kept for the few that need analysis.
@@ -211,8 +204,7 @@ fn load(path: &Path, shown: &str, prefilter: &Prefilter, era_scanner: &EraScanne
         if !prefilter.may_matter(text.as_bytes(), FileKind::of(path)) {
             return loaded(FileSignals::default(), Work::Nothing);
         }
-        let era = era_scanner.file_signals(text.as_bytes());
-        let scan = prefilter.scan(text.as_bytes(), FileKind::of(path));
+        let (scan, era) = prefilter.scan_file(text.as_bytes(), FileKind::of(path));
         let work = if !scan.may_need_parsing() && !crate::suppress::may_have_directives(text) {
             Work::Nothing
         } else {
