@@ -123,10 +123,7 @@ impl<'a> Cx<'a> {
     /// token and allocates twice: a few % of a run, where most literals are plain).
     pub fn lit_str_value(&self, lit: &syn::LitStr) -> Cow<'a, str> {
         let written = self.text(self.span_range(lit.span()));
-        let plain = written
-            .strip_prefix('"')
-            .and_then(|rest| rest.strip_suffix('"'))
-            .filter(|inner| !inner.contains(['\\', '"', '\r']));
+        let plain = crate::rust::syntax::plain_str_literal(written);
         let value = plain.map_or_else(|| Cow::Owned(lit.value()), Cow::Borrowed);
         debug_assert_eq!(value, lit.value());
         value

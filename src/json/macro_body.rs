@@ -88,17 +88,11 @@ enum Scalar {
 /// zero (`42`). Anything else (escapes, raw strings, suffixes, hex, `1_000`, floats, chars) goes
 /// through syn, which knows every rule.
 fn literal(lit: &Literal) -> Scalar {
-    let mut text = lit.to_string();
-    let bytes = text.as_bytes();
-    let plain_string = bytes.len() >= 2
-        && bytes[0] == b'"'
-        && bytes[bytes.len() - 1] == b'"'
-        && !bytes[1..bytes.len() - 1].iter().any(|b| matches!(b, b'\\' | b'\r' | b'"'));
-    if plain_string {
-        text.pop();
-        text.remove(0);
-        return Scalar::Str(text);
+    let text = lit.to_string();
+    if let Some(value) = crate::rust::syntax::plain_str_literal(&text) {
+        return Scalar::Str(value.to_owned());
     }
+    let bytes = text.as_bytes();
     let plain_digits = match bytes {
         [b'0'..=b'9'] => true,
         [b'1'..=b'9', rest @ ..] => rest.iter().all(u8::is_ascii_digit),

@@ -7,6 +7,13 @@ use syn::{Expr, ExprLit, Lit};
 
 use crate::cx::Cx;
 
+/// The value of a string literal as written, when the text is the value between quotes: no
+/// escape, no CR (a CRLF inside a literal means LF) and no suffix. Else `None`: ask syn.
+pub fn plain_str_literal(written: &str) -> Option<&str> {
+    let inner = written.strip_prefix('"')?.strip_suffix('"')?;
+    (!inner.contains(['\\', '"', '\r'])).then_some(inner)
+}
+
 /// The string a literal-ish expression stands for: `"x"`, `"x".to_string()`, `"x".into()`,
 /// `"x".to_owned()`, `String::from("x")`, `&"x"`. Returns the value and the literal's range.
 pub fn str_value(cx: &Cx, expr: &Expr) -> Option<(String, Range<usize>)> {
