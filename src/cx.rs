@@ -2,6 +2,7 @@
 
 use std::any::{Any, TypeId};
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::rc::Rc;
@@ -11,6 +12,7 @@ use syn::spanned::Spanned;
 
 use crate::context::{CrateContext, Role, Sdk};
 use crate::diagnostic::Diagnostic;
+use crate::json::JsonNode;
 use crate::rules::RuleMeta;
 use crate::rust::macro_body::{MacroBodies, MacroBody};
 use crate::rust::parse::file_range;
@@ -24,6 +26,9 @@ pub enum Origin {
     /// A `.json`, `.jsonc` or `.jsonl` file.
     JsonFile,
 }
+
+/// A `json!` body as read: its tree, or `None` when it is not JSON.
+type JsonBody = Option<Rc<JsonNode>>;
 
 pub struct Cx<'a> {
     pub file: &'a SourceFile,
@@ -41,6 +46,8 @@ pub struct Cx<'a> {
     /// Per-file state of rules (see `state`), dropped with the file.
     states: HashMap<TypeId, Box<dyn Any>>,
     macro_bodies: MacroBodies,
+    /// `json!` bodies read so far, by the range of their delimiters (see `json_macro`).
+    json_bodies: RefCell<HashMap<(usize, usize), JsonBody>>,
 }
 
 impl<'a> Cx<'a> {
@@ -56,6 +63,7 @@ impl<'a> Cx<'a> {
             diagnostics: Vec::new(),
             states: HashMap::new(),
             macro_bodies: MacroBodies::default(),
+            json_bodies: RefCell::default(),
         }
     }
 
@@ -63,6 +71,24 @@ impl<'a> Cx<'a> {
     pub fn macro_body(&self, m: &syn::Macro) -> Option<Rc<MacroBody>> {
         // Empty for tokens made in memory (no location).
         self.macro_bodies.get(m, self.span_range(crate::rust::macro_body::delimiters_span(m)))
+    }
+
+    /// A `json!` body as a JSON tree (`None` when it is not JSON), read once per file: the
+    /// visitor and several rules' walkers ask for the same bodies.
+    pub fn json_macro(&self, m: &syn::Macro) -> Option<Rc<JsonNode>> {
+        let range = self.span_range(crate::rust::macro_body::delimiters_span(m));
+        let read = || crate::json::macro_body::parse_json_macro(m.tokens.clone(), &|s| self.span_range(s)).map(Rc::new);
+        if range.is_empty() {
+            // Tokens made in memory: nothing to key by.
+            return read();
+        }
+        let key = (range.start, range.end);
+        if let Some(root) = self.json_bodies.borrow().get(&key) {
+            return root.clone();
+        }
+        let root = read();
+        self.json_bodies.borrow_mut().insert(key, root.clone());
+        root
     }
 
     /// The role of the code at hand: the enclosing impl's or fn's when known, else the file's.

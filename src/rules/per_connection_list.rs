@@ -683,7 +683,7 @@ impl<'ast> Visit<'ast> for Collector<'_, '_> {
             return;
         }
         if last.is_some_and(|i| i == "json") {
-            if let Some(root) = json::macro_body::parse_json_macro(mac.tokens.clone(), &|s| self.cx.span_range(s)) {
+            if let Some(root) = self.cx.json_macro(mac) {
                 let mut exprs = Vec::new();
                 json::walk(&root, |node, _| {
                     if let JsonKind::Expr(t) = &node.kind {

@@ -50,6 +50,9 @@ const MRTR_WORDS: &[&str] = &[
     "\\bRequestState",
 ];
 
+/// The length of the shortest MRTR word (`requestState`).
+const SHORTEST_MRTR_WORD: usize = 12;
+
 /// The MRTR words that belong to the retry request itself.
 const RETRY_WORDS: &[&str] =
     &["inputResponses", "input_responses", "InputResponses", "requestState", "request_state", "RequestState"];
@@ -392,7 +395,7 @@ impl<'c, 'a> Walk<'c, 'a> {
 
     /// Request objects in a `json!` body, then the Rust expressions interpolated into it.
     fn json_macro(&mut self, mac: &syn::Macro) {
-        let Some(root) = json::macro_body::parse_json_macro(mac.tokens.clone(), &|s| self.cx.span_range(s)) else {
+        let Some(root) = self.cx.json_macro(mac) else {
             return;
         };
         let macro_range = self.cx.node_range(mac);
@@ -408,7 +411,7 @@ impl<'c, 'a> Walk<'c, 'a> {
             }
         });
         for (node, id) in requests {
-            let container = if std::ptr::eq(node, &root) { macro_range.clone() } else { node.range.clone() };
+            let container = if std::ptr::eq(node, &*root) { macro_range.clone() } else { node.range.clone() };
             let method = node.get("method").and_then(|m| m.as_str()).map(str::to_owned);
             let (source, text) = match &id.kind {
                 JsonKind::Expr(tokens) => match syn::parse2::<Expr>(tokens.clone()) {
@@ -1078,7 +1081,8 @@ impl Mentions {
     /// Records a token that mentions MRTR. The text is the token as written, so a match is always
     /// in the file's bytes (the prefilter's view).
     fn token(&mut self, cx: &Cx, text: &str, span: proc_macro2::Span) {
-        if MRTR_WORDS.iter().any(|w| mentions(text, w)) {
+        // Most tokens are shorter than any MRTR word: spare them the word searches.
+        if text.len() >= SHORTEST_MRTR_WORD && MRTR_WORDS.iter().any(|w| mentions(text, w)) {
             let at = cx.span_range(span).start;
             self.all.push(at);
             if RETRY_WORDS.iter().any(|w| text.contains(w)) {
@@ -1443,6 +1447,12 @@ mod tests {
             .filter(|d| d.rule == "retry-reuses-request-id")
             .map(|d| (src[..d.range.start].lines().count().max(1), src[d.range].to_owned()))
             .collect()
+    }
+
+    #[test]
+    fn shortest_mrtr_word_is_the_shortest() {
+        let lengths = super::MRTR_WORDS.iter().map(|w| crate::prefilter::split_word(w).0.len());
+        assert_eq!(lengths.min(), Some(super::SHORTEST_MRTR_WORD));
     }
 
     /// `Mentions::of_fn` reads the tree; in debug builds it asserts that it finds what printing the

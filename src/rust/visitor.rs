@@ -190,7 +190,7 @@ impl<'ast> Visit<'ast> for RuleVisitor<'_, '_> {
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
         let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
         if name == "json" {
-            if let Some(root) = json::macro_body::parse_json_macro(m.tokens.clone(), &|s| self.cx.span_range(s)) {
+            if let Some(root) = self.cx.json_macro(m) {
                 self.visit_json(&root);
             }
             return;
