@@ -223,8 +223,7 @@ impl Rule for DeprecatedFeature {
         });
     }
 
-    fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall) {
-        let name = call.method.to_string();
+    fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall, name: &str) {
         if name == "enable_roots_list_changed" {
             // The chain's roots declaration is reported by `roots-list-changed`.
             let mut link = &*call.receiver;
@@ -237,7 +236,7 @@ impl Rule for DeprecatedFeature {
             }
             return;
         }
-        if let Some(feature) = builder_feature(&name) {
+        if let Some(feature) = builder_feature(name) {
             let start = cx.span_range(call.method.span()).start;
             if cx.state_ref::<State>().is_some_and(|s| s.silenced.contains(&start)) {
                 return;

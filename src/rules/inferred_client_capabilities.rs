@@ -141,8 +141,7 @@ impl Rule for InferredClientCapabilities {
         }
     }
 
-    fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall) {
-        let name = call.method.to_string();
+    fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall, name: &str) {
         let role = cx.role();
         if name == "set_peer_info" {
             if role == Role::Server {
@@ -165,7 +164,7 @@ impl Rule for InferredClientCapabilities {
         // Helper names that exist only on server-side objects of one SDK: that SDK must be in use,
         // and the code must not be a client's. Elsewhere the names mean other things (rmcp 3.x
         // `context.client_info()` reads the request's `_meta`).
-        let sdk_in_use = match name.as_str() {
+        let sdk_in_use = match name {
             "client_info" => Some(cx.uses_sdk(Sdk::RustMcpSdk) || cx.uses_sdk(Sdk::McpAttr)),
             "get_client_info" | "client_version" => Some(cx.uses_sdk(Sdk::RustMcpSdk)),
             "get_client_capabilities" => Some(cx.uses_sdk(Sdk::Pmcp) || cx.uses_sdk(Sdk::McpCore)),
@@ -179,7 +178,7 @@ impl Rule for InferredClientCapabilities {
             None => {
                 role == Role::Server
                     && matches!(
-                        name.as_str(),
+                        name,
                         "client_supports_root_list"
                             | "client_supports_sampling"
                             | "client_supports_experimental"

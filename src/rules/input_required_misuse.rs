@@ -128,7 +128,7 @@ impl Rule for InputRequiredMisuse {
         ArmWalk { cx }.visit_block(f.body);
     }
 
-    fn call(&self, cx: &mut Cx, call: &syn::ExprCall) {
+    fn call(&self, cx: &mut Cx, call: &syn::ExprCall, _callee: Option<&str>) {
         let Expr::Path(func) = &*call.func else { return };
         let path = &func.path;
         let empty = (path_ends_with(path, &["InputRequiredResult", "new"])

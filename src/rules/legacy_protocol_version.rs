@@ -270,12 +270,11 @@ impl Rule for LegacyProtocolVersion {
         }
     }
 
-    fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall) {
+    fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall, name: &str) {
         if !targets_modern(cx) {
             return;
         }
-        let name = call.method.to_string();
-        match name.as_str() {
+        match name {
             "header" | "insert" | "append" | "set" | "insert_header" | "append_header" | "set_header"
                 if call.args.len() == 2 && names_version_header(cx, &call.args[0]) =>
             {

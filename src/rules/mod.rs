@@ -109,8 +109,10 @@ pub trait Rule: Sync + Send {
     fn rust_file(&self, _cx: &mut Cx, _file: &syn::File) {}
     /// A function or method (free, inherent, trait impl), before its body is walked.
     fn rust_fn(&self, _cx: &mut Cx, _f: &FnRef) {}
-    fn method_call(&self, _cx: &mut Cx, _call: &syn::ExprMethodCall) {}
-    fn call(&self, _cx: &mut Cx, _call: &syn::ExprCall) {}
+    /// A method call, with the method's name as written (`r#` kept).
+    fn method_call(&self, _cx: &mut Cx, _call: &syn::ExprMethodCall, _name: &str) {}
+    /// A call, with the last segment of the callee's path as written when the callee is a path.
+    fn call(&self, _cx: &mut Cx, _call: &syn::ExprCall, _callee: Option<&str>) {}
     /// A path in expression position (`ServerRequest::ListRootsRequest`).
     fn expr_path(&self, _cx: &mut Cx, _path: &syn::ExprPath) {}
     /// A path in a pattern (`ClientNotification::RootsListChangedNotification(_) =>`).

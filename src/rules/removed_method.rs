@@ -264,11 +264,10 @@ impl Rule for RemovedMethod {
         walk.visit_block(f.body);
     }
 
-    fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall) {
-        let name = call.method.to_string();
-        if SEND_VERBS.contains(&name.as_str()) {
+    fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall, name: &str) {
+        if SEND_VERBS.contains(&name) {
             check_args(cx, call.args.iter(), false);
-        } else if REGISTER_VERBS.contains(&name.as_str()) {
+        } else if REGISTER_VERBS.contains(&name) {
             check_args(cx, call.args.iter(), true);
         }
         if is_self(&call.receiver) {
@@ -277,7 +276,7 @@ impl Rule for RemovedMethod {
         let mentions =
             |types: &[&str]| call.args.iter().any(|a| tokens_mention_any(&quote::ToTokens::to_token_stream(a), types));
         let sdk = cx.uses_sdk(Sdk::Rmcp) || cx.uses_sdk(Sdk::RustMcpSdk) || cx.uses_sdk(Sdk::Other);
-        let method = match name.as_str() {
+        let method = match name {
             // rmcp `Peer<RoleClient>::notify_initialized()`.
             "notify_initialized" if call.args.is_empty() && (sdk || cx.role() != Role::Unknown) => {
                 "notifications/initialized"
@@ -304,11 +303,9 @@ impl Rule for RemovedMethod {
         report(cx, range, method, format!("`{name}(…)` sends `{method}`"), "sends a removed method");
     }
 
-    fn call(&self, cx: &mut Cx, call: &syn::ExprCall) {
-        let Expr::Path(func) = &*call.func else { return };
-        // Names compared in place: this runs for every call expression of the file.
-        let Some(last) = func.path.segments.last().map(|s| &s.ident) else { return };
-        let is = |names: &[&str]| names.iter().any(|n| last == n);
+    fn call(&self, cx: &mut Cx, call: &syn::ExprCall, callee: Option<&str>) {
+        let (Expr::Path(func), Some(last)) = (&*call.func, callee) else { return };
+        let is = |names: &[&str]| names.contains(&last);
         if is(SEND_VERBS) || (is(&["new", "request", "new_request", "notification"]) && rpc_type_path(&func.path)) {
             check_args(cx, call.args.iter(), false);
         } else if is(REGISTER_VERBS) {

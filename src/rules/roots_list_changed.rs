@@ -64,9 +64,8 @@ impl Rule for RootsListChanged {
         &META
     }
 
-    fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall) {
-        let name = call.method.to_string();
-        match name.as_str() {
+    fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall, name: &str) {
+        match name {
             "enable_roots_list_changed" if call.args.is_empty() => {
                 let range = method_call_range(cx, call);
                 let delete = builder_link_range(cx, call);

@@ -282,11 +282,10 @@ impl Rule for ServerInitiatedRequest {
         record_peer_params(cx, f);
     }
 
-    fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall) {
+    fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall, name: &str) {
         if cx.role() == Role::Client {
             return;
         }
-        let name = call.method.to_string();
         if let Some(spelling) = SPELLINGS.iter().find(|s| s.name == name)
             && spelling_fires(cx, spelling, call)
         {
@@ -303,19 +302,17 @@ impl Rule for ServerInitiatedRequest {
                 format!("sends `{}` to the client", spelling.method),
             );
         }
-        if SEND_VERBS.contains(&name.as_str()) {
+        if SEND_VERBS.contains(&name) {
             check_send_args(cx, call.args.iter());
         }
     }
 
-    fn call(&self, cx: &mut Cx, call: &syn::ExprCall) {
+    fn call(&self, cx: &mut Cx, call: &syn::ExprCall, callee: Option<&str>) {
         if cx.role() == Role::Client {
             return;
         }
-        let Expr::Path(func) = &*call.func else { return };
-        // Names compared in place, and the sending ones first: this runs for every call expression.
-        let Some(last) = func.path.segments.last().map(|s| &s.ident) else { return };
-        let is = |names: &[&str]| names.iter().any(|n| last == n);
+        let (Expr::Path(func), Some(last)) = (&*call.func, callee) else { return };
+        let is = |names: &[&str]| names.contains(&last);
         // `send_request(&mut out, "elicitation/create", …)`, or a JSON-RPC request type's
         // constructor (`JsonRpcRequest::new(7, "sampling/createMessage", params)`).
         let sends = is(SEND_VERBS) || (is(&["new", "request", "new_request"]) && rpc_type_path(&func.path));

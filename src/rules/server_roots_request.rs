@@ -155,29 +155,27 @@ impl Rule for ServerRootsRequest {
         MacroWalker { cx }.visit_block(f.body);
     }
 
-    fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall) {
+    fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall, name: &str) {
         if cx.role() == Role::Client {
             return;
         }
-        let name = call.method.to_string();
         if let Some(spelling) = SPELLINGS.iter().find(|s| s.name == name) {
             let args: Vec<Arg> = call.args.iter().map(|a| arg_shape(cx, a)).collect();
             if !is_self(&call.receiver) && spelling_fires(cx, spelling, &args) {
-                report_spelling(cx, method_call_range(cx, call), &name, !call.args.is_empty());
+                report_spelling(cx, method_call_range(cx, call), name, !call.args.is_empty());
             }
         }
-        if SEND_VERBS.contains(&name.as_str()) && direction_fires(cx) {
+        if SEND_VERBS.contains(&name) && direction_fires(cx) {
             check_send_args(cx, call.args.iter());
         }
     }
 
-    fn call(&self, cx: &mut Cx, call: &syn::ExprCall) {
+    fn call(&self, cx: &mut Cx, call: &syn::ExprCall, callee: Option<&str>) {
         if !direction_fires(cx) {
             return;
         }
-        let Expr::Path(func) = &*call.func else { return };
-        let Some(last) = func.path.segments.last().map(|s| &s.ident) else { return };
-        let is = |names: &[&str]| names.iter().any(|n| last == n);
+        let (Expr::Path(func), Some(last)) = (&*call.func, callee) else { return };
+        let is = |names: &[&str]| names.contains(&last);
         // `send_request(&mut out, "roots/list", …)`, or a JSON-RPC request type's constructor
         // (`JsonRpcRequest::new(7, "roots/list", None)`).
         if is(SEND_VERBS) || (is(&["new", "request", "new_request"]) && rpc_type_path(&func.path)) {

@@ -151,16 +151,15 @@ impl Rule for SessionHeader {
         &META
     }
 
-    fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall) {
-        let name = call.method.to_string();
+    fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall, name: &str) {
         // `headers.remove("mcp-session-id")`: stripping a legacy header is what a modern server does.
-        if matches!(name.as_str(), "remove" | "remove_header" | "strip" | "strip_header") {
+        if matches!(name, "remove" | "remove_header" | "strip" | "strip_header") {
             for arg in &call.args {
                 exempt(cx, arg);
             }
         }
         // `!headers.contains_key("mcp-session-id")`: asserting that no session was minted.
-        if matches!(name.as_str(), "contains_key" | "contains" | "has" | "has_header") {
+        if matches!(name, "contains_key" | "contains" | "has" | "has_header") {
             let start = cx.node_range(call).start;
             if cx.file.text.get(..start).is_some_and(|t| t.trim_end().ends_with('!')) {
                 for arg in &call.args {

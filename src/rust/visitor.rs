@@ -120,15 +120,21 @@ impl<'ast> Visit<'ast> for RuleVisitor<'_, '_> {
     }
 
     fn visit_expr_method_call(&mut self, e: &'ast syn::ExprMethodCall) {
+        // Named once for every rule (most hooks start by comparing the name).
+        let name = e.method.to_string();
         for rule in self.rules {
-            rule.method_call(self.cx, e);
+            rule.method_call(self.cx, e, &name);
         }
         visit::visit_expr_method_call(self, e);
     }
 
     fn visit_expr_call(&mut self, e: &'ast syn::ExprCall) {
+        let callee = match &*e.func {
+            syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        };
         for rule in self.rules {
-            rule.call(self.cx, e);
+            rule.call(self.cx, e, callee.as_deref());
         }
         visit::visit_expr_call(self, e);
     }
@@ -365,9 +371,9 @@ mod tests {
         fn meta(&self) -> &'static RuleMeta {
             &META
         }
-        fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall) {
+        fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall, name: &str) {
             let r = cx.node_range(&call.method);
-            cx.report(&META, r, format!("call {}", call.method), "");
+            cx.report(&META, r, format!("call {name}"), "");
         }
         fn pat_path(&self, cx: &mut Cx, path: &syn::Path) {
             let r = cx.node_range(path);
