@@ -26,7 +26,6 @@ use crate::cx::{Cx, Origin};
 use crate::diagnostic::{Applicability, Fix};
 use crate::json::{JsonKind, JsonMember, JsonNode, Step};
 use crate::rules::{Rule, RuleMeta};
-use crate::rust::syntax::last_ident;
 
 pub struct SessionHeader;
 
@@ -191,10 +190,14 @@ impl Rule for SessionHeader {
     }
 
     fn expr_path(&self, cx: &mut Cx, path: &syn::ExprPath) {
-        let header = match last_ident(&path.path).as_deref() {
-            Some("HEADER_SESSION_ID") => Header::SessionId,
-            Some("HEADER_LAST_EVENT_ID") => Header::LastEventId,
-            _ => return,
+        // Compared in place: this runs for every path expression of the file.
+        let Some(last) = path.path.segments.last().map(|s| &s.ident) else { return };
+        let header = if last == "HEADER_SESSION_ID" {
+            Header::SessionId
+        } else if last == "HEADER_LAST_EVENT_ID" {
+            Header::LastEventId
+        } else {
+            return;
         };
         let range = cx.node_range(path);
         if is_exempt(cx, &range) {
