@@ -123,8 +123,10 @@ fn write_statistics(args: &OutputArgs, out: &mut dyn Write, result: &RunResult) 
 }
 
 fn pretty(out: &mut dyn Write, value: &impl serde::Serialize) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value).map_err(io_error)?;
-    writeln!(out)
+    // Into a plain vector first: serde writes many small pieces, each a dynamic call otherwise.
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(io_error)?;
+    bytes.push(b'\n');
+    out.write_all(&bytes)
 }
 
 /// Keeps the kind of an I/O error inside a serde_json error (a closed pipe stays a closed pipe).
