@@ -62,6 +62,8 @@ impl Rule for RequestStateTampering {
             return;
         }
         let (ops, invented) = flow::walk_fn(cx, f, true).into_parts();
+        // `unprotected-request-state` runs next on this fn and needs the same operations.
+        flow::keep_ops(cx, f, &ops);
         // In unknown-role code only a state read from a result is surely the client's; in a server,
         // only that (a proxy relaying an upstream server's state).
         let ours = |side: flow::Side| role == Role::Client || side == flow::Side::Client;
@@ -222,7 +224,7 @@ pub(crate) mod flow {
         Rewrite,
     }
 
-    #[derive(Debug)]
+    #[derive(Clone, PartialEq, Debug)]
     pub struct Op {
         /// The decoding or rewriting expression (for a helper, the decoding inside it).
         pub range: Range<usize>,
@@ -439,13 +441,76 @@ pub(crate) mod flow {
         !cx.file_sdks.is_empty() || !cx.crate_ctx.sdks.is_empty() || MCP_WORDS.iter().any(|w| cx.file.text.contains(w))
     }
 
+    /// What both rules ask about the fn at hand, found once: the visitor runs every rule on a fn
+    /// before the next fn, so `unprotected-request-state` reuses what `request-state-tampering`
+    /// found just before. The fn is known by its nodes' addresses (stable while the rules run on
+    /// it) and its body's range.
+    #[derive(Default)]
+    pub(crate) struct FnFacts {
+        key: Option<FnKey>,
+        mentions: bool,
+        /// The signature and body printed to tokens, where `fn_mentions_state` printed them.
+        sig_tokens: Option<TokenStream>,
+        body_tokens: Option<TokenStream>,
+        /// The operations of the walk of the fn, once walked.
+        ops: Option<Vec<Op>>,
+    }
+
+    type FnKey = (usize, usize, Range<usize>);
+
+    fn fn_key(cx: &Cx, f: &FnRef) -> FnKey {
+        (std::ptr::from_ref(f.sig) as usize, std::ptr::from_ref(f.body) as usize, cx.block_range(f.body))
+    }
+
+    /// The facts found for this fn, if they are the latest.
+    fn facts<'c>(cx: &'c Cx, f: &FnRef) -> Option<&'c FnFacts> {
+        cx.state_ref::<FnFacts>().filter(|m| m.key.as_ref() == Some(&fn_key(cx, f)))
+    }
+
     /// Whether a fn mentions `requestState` at all (its key, a field, the extractor).
-    pub fn fn_mentions_state(cx: &Cx, f: &FnRef) -> bool {
+    pub fn fn_mentions_state(cx: &mut Cx, f: &FnRef) -> bool {
+        if let Some(m) = facts(cx, f) {
+            let mentions = m.mentions;
+            debug_assert_eq!(mentions, fn_mentions_state_uncached(cx, f).0);
+            return mentions;
+        }
+        let (mentions, sig_tokens, body_tokens) = fn_mentions_state_uncached(cx, f);
+        *cx.state::<FnFacts>() = FnFacts { key: Some(fn_key(cx, f)), mentions, sig_tokens, body_tokens, ops: None };
+        mentions
+    }
+
+    /// `fn_mentions_state`, with the signature and body as printed for it.
+    fn fn_mentions_state_uncached(cx: &Cx, f: &FnRef) -> (bool, Option<TokenStream>, Option<TokenStream>) {
         // What `mentions_state` looks for, as it reads in the source.
         if !text_may_mention(fn_text(cx, f.sig, f.body), &["request_state", "RequestState", "requestState"]) {
-            return false;
+            return (false, None, None);
         }
-        mentions_state(&f.sig.to_token_stream()) || mentions_state(&f.body.to_token_stream())
+        let sig = f.sig.to_token_stream();
+        if mentions_state(&sig) {
+            return (true, Some(sig), None);
+        }
+        let body = f.body.to_token_stream();
+        (mentions_state(&body), Some(sig), Some(body))
+    }
+
+    /// The operations `walk_fn` finds in a fn (they do not depend on `client`), from the latest
+    /// walk of this fn when there was one.
+    pub fn fn_ops(cx: &mut Cx, f: &FnRef) -> Vec<Op> {
+        if let Some(ops) = cx.state::<FnFacts>().ops.take() {
+            // `ops` is only set beside the key of the fn it was found for.
+            if facts(cx, f).is_some() {
+                debug_assert_eq!(ops, walk_fn(cx, f, false).ops);
+                return ops;
+            }
+        }
+        walk_fn(cx, f, false).ops
+    }
+
+    /// Keeps the operations of a walk of this fn for `fn_ops`.
+    pub fn keep_ops(cx: &mut Cx, f: &FnRef, ops: &[Op]) {
+        if facts(cx, f).is_some() {
+            cx.state::<FnFacts>().ops = Some(ops.to_vec());
+        }
     }
 
     pub(crate) fn mentions_state(tokens: &TokenStream) -> bool {
@@ -474,7 +539,11 @@ pub(crate) mod flow {
         if !integrity_may_be_in(fn_text(cx, f.sig, f.body)) {
             return false;
         }
-        integrity_in(&f.sig.to_token_stream()) || integrity_in(&f.body.to_token_stream())
+        // The tokens `fn_mentions_state` printed, where it did.
+        let printed = facts(cx, f);
+        let sig = printed.and_then(|m| m.sig_tokens.clone()).unwrap_or_else(|| f.sig.to_token_stream());
+        integrity_in(&sig)
+            || integrity_in(&printed.and_then(|m| m.body_tokens.clone()).unwrap_or_else(|| f.body.to_token_stream()))
     }
 
     /// Whether `integrity_in` can find anything in tokens cut from this text: the words it looks
@@ -544,16 +613,6 @@ pub(crate) mod flow {
     }
 
     fn helper_of(cx: &Cx, sig: &syn::Signature, body: &syn::Block, method: bool, out: &mut HashMap<String, Helper>) {
-        let decoders = || FN_DECODERS.iter().chain(RECEIVER_DECODERS).chain(&["decode"]);
-        // Every fn of the file comes here: the text test spares printing most bodies to tokens.
-        if block_text(cx, body).is_some_and(|text| !decoders().any(|w| text.contains(w))) {
-            return;
-        }
-        let body_tokens = body.to_token_stream();
-        let decodes = tokens_mention_any(&body_tokens, &decoders().copied().collect::<Vec<_>>());
-        if !decodes || integrity_in(&body_tokens) || integrity_in(&sig.to_token_stream()) {
-            return;
-        }
         let params: Vec<&syn::PatType> = sig
             .inputs
             .iter()
@@ -562,19 +621,54 @@ pub(crate) mod flow {
                 syn::FnArg::Receiver(_) => None,
             })
             .collect();
+        // Only a parameter bound to a name is walked: a fn with none (`&self` alone) is no helper.
+        if !params.iter().any(|p| matches!(&*p.pat, Pat::Ident(_))) {
+            return;
+        }
+        let decoders = || FN_DECODERS.iter().chain(RECEIVER_DECODERS).chain(&["decode"]);
+        // Every fn of the file comes here: the text test spares printing most bodies to tokens.
+        let text = block_text(cx, body);
+        if text.is_some_and(|text| !decoders().any(|w| text.contains(w))) {
+            return;
+        }
+        let body_tokens = body.to_token_stream();
+        let decodes = tokens_mention_any(&body_tokens, &decoders().copied().collect::<Vec<_>>());
+        if !decodes {
+            return;
+        }
+        // Reading the tokens for integrity words only where the fn's text has one.
+        let integrity = || integrity_in(&body_tokens) || integrity_in(&sig.to_token_stream());
+        if integrity_may_be_in(fn_text(cx, sig, body)) {
+            if integrity() {
+                return;
+            }
+        } else {
+            debug_assert!(!integrity());
+        }
+        // A walk finds a decoding of a parameter through its name, or of a read of the state
+        // (`x.request_state`, `x["requestState"]`), whichever parameter is bound. A string escape
+        // could spell the key, so a backslash counts as a possible read.
+        let may_read_state =
+            text.is_none_or(|t| t.contains('\\') || t.contains("request_state") || t.contains("requestState"));
         for (index, p) in params.iter().enumerate() {
             let Pat::Ident(pi) = &*p.pat else { continue };
-            let mut walk = Walk::new(cx, None, false);
-            walk.bind(
-                &pi.ident.to_string(),
-                Some(StateVal { side: Side::Unknown, source: cx.node_range(&pi.ident), derived: false }),
-            );
-            walk.visit_block(body);
-            if let Some(op) = walk.ops.iter().find(|op| op.kind == OpKind::Decode && !op.derived) {
-                out.insert(
-                    sig.ident.to_string(),
-                    Helper { param: index, method, decode: op.range.clone(), what: op.what.clone() },
+            let name = pi.ident.to_string();
+            let walk = || {
+                let mut walk = Walk::new(cx, None, false);
+                walk.bind(
+                    &name,
+                    Some(StateVal { side: Side::Unknown, source: cx.node_range(&pi.ident), derived: false }),
                 );
+                walk.visit_block(body);
+                walk.ops
+            };
+            let first_decode = |ops: &[Op]| ops.iter().find(|op| op.kind == OpKind::Decode && !op.derived).cloned();
+            if !may_read_state && text.is_some_and(|t| !t.contains(name.as_str())) {
+                debug_assert_eq!(first_decode(&walk()), None);
+                continue;
+            }
+            if let Some(op) = first_decode(&walk()) {
+                out.insert(sig.ident.to_string(), Helper { param: index, method, decode: op.range, what: op.what });
                 return;
             }
         }

@@ -56,7 +56,7 @@ impl Rule for UnprotectedRequestState {
         if role == Role::Unknown && !flow::mcp_context(cx) {
             return;
         }
-        let (ops, _) = flow::walk_fn(cx, f, false).into_parts();
+        let ops = flow::fn_ops(cx, f);
         // In a server, any state but a result's (a proxy's upstream copy); elsewhere only a request's.
         let ours = |side: flow::Side| match role {
             Role::Server => side != flow::Side::Client,
