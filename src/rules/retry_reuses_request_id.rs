@@ -553,7 +553,9 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
                 self.visit_expr(diverge);
             }
         }
-        let visible_from = self.cx.node_range(l).end;
+        // A `let` ends with its `;`: the same end as the statement's range, without printing it.
+        let visible_from = self.cx.span_range(l.semi_token.span).end;
+        debug_assert_eq!(visible_from, self.cx.node_range(l).end);
         let idents = pat_idents(self.cx, &l.pat);
         let simple = idents.len() == 1 && matches!(strip_pat(&l.pat), syn::Pat::Ident(_));
         for (name, range) in idents {
@@ -641,13 +643,15 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
         if let Expr::Path(p) = &*e.func
             && let Some(name) = last_ident(&p.path)
         {
-            let range = self.cx.node_range(e);
-            if SINKS.contains(&name.as_str()) {
-                let args: Vec<&Expr> = e.args.iter().collect();
-                self.sink(&name, range.clone(), &args);
-            }
-            let request_ctor = p.path.segments.iter().any(|s| s.ident.to_string().contains("Request"));
-            if SINKS.contains(&name.as_str()) || (request_ctor && name == "new") {
+            let sink = SINKS.contains(&name.as_str());
+            let request_ctor = || p.path.segments.iter().any(|s| s.ident.to_string().contains("Request"));
+            // The call's range (printed to tokens) only for the calls that need it.
+            if sink || (name == "new" && request_ctor()) {
+                let range = self.cx.node_range(e);
+                if sink {
+                    let args: Vec<&Expr> = e.args.iter().collect();
+                    self.sink(&name, range.clone(), &args);
+                }
                 self.sdk_request(&e.args, range);
             }
         }
