@@ -66,8 +66,10 @@ pub struct LineCol {
 pub struct LineIndex {
     starts: Vec<usize>,
     /// For each line, where its leading run of ASCII ends: the offset of its first non-ASCII
-    /// byte, else of its `\n`, else the text's end. Up to there a column is a byte count.
+    /// byte, else of its `\n`, else the text's end. Up to there a column is a byte count. Empty
+    /// when the whole text is ASCII (most files): then each line's run ends where the line does.
     ascii_ends: Vec<usize>,
+    len: usize,
 }
 
 impl LineIndex {
@@ -77,25 +79,32 @@ impl LineIndex {
         let mut starts = Vec::with_capacity(bytes.len() / 32 + 1);
         starts.push(0);
         starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
-        let all_ascii = text.is_ascii();
-        let ascii_ends = (0..starts.len())
-            .map(|line0| {
-                let (start, end) = (starts[line0], starts.get(line0 + 1).map_or(text.len(), |next| next - 1));
-                let line = &bytes[start..end];
-                if all_ascii || line.is_ascii() {
-                    end
-                } else {
-                    line.iter().position(|b| !b.is_ascii()).map_or(end, |i| start + i)
-                }
-            })
-            .collect();
-        LineIndex { starts, ascii_ends }
+        let ascii_ends = if text.is_ascii() {
+            Vec::new()
+        } else {
+            (0..starts.len())
+                .map(|line0| {
+                    let (start, end) = (starts[line0], starts.get(line0 + 1).map_or(text.len(), |next| next - 1));
+                    let line = &bytes[start..end];
+                    if line.is_ascii() {
+                        end
+                    } else {
+                        line.iter().position(|b| !b.is_ascii()).map_or(end, |i| start + i)
+                    }
+                })
+                .collect()
+        };
+        LineIndex { starts, ascii_ends, len: text.len() }
     }
 
     /// The byte offset of a 0-based line's character column, when the line is ASCII up to it.
     pub fn ascii_offset(&self, line0: usize, column: usize) -> Option<usize> {
         let offset = self.starts.get(line0)? + column;
-        (offset <= self.ascii_ends[line0]).then_some(offset)
+        let run_end = match self.ascii_ends.get(line0) {
+            Some(&end) => end,
+            None => self.starts.get(line0 + 1).map_or(self.len, |next| next - 1),
+        };
+        (offset <= run_end).then_some(offset)
     }
 
     /// Line and column of a byte offset. Offsets past the end or inside a character are clamped to
