@@ -599,30 +599,8 @@ mod tests {
                 hit[p] = true;
             }
         }
-        let found = || prefilter.meaning.iter().zip(&hit).filter(|(_, h)| **h).map(|(m, _)| m);
-        let reads_json = kind != FileKind::Rust || found().any(|m| m.json_macro);
-        let mcp_code = kind != FileKind::Rust || found().any(|m| m.mcp_code);
-        let mut active_idx = vec![!prefilter.enabled; prefilter.rules.len()];
-        let mut with_sdk_idx = active_idx.clone();
-        let (mut server, mut client) = (false, false);
-        for meaning in found() {
-            for &i in &meaning.rules {
-                (active_idx[i], with_sdk_idx[i]) = (true, true);
-            }
-            if reads_json {
-                meaning.json_rules.iter().for_each(|&i| (active_idx[i], with_sdk_idx[i]) = (true, true));
-            }
-            for &i in &meaning.mcp_rules {
-                active_idx[i] |= mcp_code;
-                with_sdk_idx[i] = true;
-            }
-            server |= meaning.server;
-            client |= meaning.client;
-        }
-        let pick =
-            |on: &[bool]| prefilter.rules.iter().zip(on).filter(|(_, on)| **on).map(|(r, _)| *r).collect::<Vec<_>>();
-        let with_sdk = if with_sdk_idx == active_idx { Vec::new() } else { pick(&with_sdk_idx) };
-        Scan { active: pick(&active_idx), with_sdk, role: Role::from_words(server, client) }
+        // What the words found mean is the same code on both sides: the oracle checks the finding.
+        prefilter.scan_from(&hit, kind)
     }
 
     /// `EraScanner::file_signals` as it was (leftmost non-overlapping matches of the revision

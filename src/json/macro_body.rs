@@ -390,25 +390,9 @@ mod tests {
 
     /// The body of the first `json!(…)` in `src`, found by walking the lexed tokens.
     fn body_of_json(src: &str) -> TokenStream {
-        fn find(stream: TokenStream) -> Option<TokenStream> {
-            let tts: Vec<TokenTree> = stream.into_iter().collect();
-            for (i, tt) in tts.iter().enumerate() {
-                if let (TokenTree::Ident(id), Some(TokenTree::Punct(bang)), Some(TokenTree::Group(g))) =
-                    (tt, tts.get(i + 1), tts.get(i + 2))
-                    && id == "json"
-                    && bang.as_char() == '!'
-                {
-                    return Some(g.stream());
-                }
-                if let TokenTree::Group(g) = tt
-                    && let Some(found) = find(g.stream())
-                {
-                    return Some(found);
-                }
-            }
-            None
-        }
-        find(src.parse().expect("lexes")).expect("has a json! call")
+        let mut found = Vec::new();
+        json_bodies(src.parse().expect("lexes"), &mut found);
+        found.into_iter().next().expect("has a json! call")
     }
 
     fn parse(src: &str) -> Option<JsonNode> {
