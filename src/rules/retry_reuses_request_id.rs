@@ -1067,12 +1067,16 @@ impl Mentions {
             offsets.sort_unstable();
             offsets.dedup();
         }
-        debug_assert_eq!(out.all, Mentions::printed(cx, f).all, "{}", f.sig.ident);
-        debug_assert_eq!(out.retry, Mentions::printed(cx, f).retry, "{}", f.sig.ident);
+        #[cfg(debug_assertions)]
+        {
+            let printed = Mentions::printed(cx, f);
+            assert_eq!((&out.all, &out.retry), (&printed.all, &printed.retry), "{}", f.sig.ident);
+        }
         out
     }
 
     /// The same from the fn printed to tokens: what `of_fn` must equal (checked in debug builds).
+    #[cfg(debug_assertions)]
     fn printed(cx: &Cx, f: &FnRef) -> Mentions {
         let mut out = Mentions::default();
         mrtr_mentions(cx, &f.sig.to_token_stream(), &mut out);
@@ -1127,30 +1131,22 @@ impl<'ast> Visit<'ast> for MentionScan<'_, '_> {
         self.token(i, i.span());
     }
     fn visit_lit(&mut self, l: &'ast Lit) {
-        match l {
-            Lit::Verbatim(token) => self.token(token, token.span()),
-            other => visit::visit_lit(self, other),
-        }
+        let token = match l {
+            Lit::Str(s) => s.token(),
+            Lit::ByteStr(s) => s.token(),
+            Lit::CStr(s) => s.token(),
+            Lit::Byte(b) => b.token(),
+            Lit::Char(c) => c.token(),
+            Lit::Int(i) => i.token(),
+            Lit::Float(f) => f.token(),
+            Lit::Verbatim(token) => token.clone(),
+            // `true`/`false` are identifiers, never MRTR words.
+            _ => return,
+        };
+        self.token(&token, l.span());
     }
+    /// A string literal outside `Lit`: an `extern "…"` ABI.
     fn visit_lit_str(&mut self, l: &'ast syn::LitStr) {
-        self.token(&l.token(), l.span());
-    }
-    fn visit_lit_byte_str(&mut self, l: &'ast syn::LitByteStr) {
-        self.token(&l.token(), l.span());
-    }
-    fn visit_lit_cstr(&mut self, l: &'ast syn::LitCStr) {
-        self.token(&l.token(), l.span());
-    }
-    fn visit_lit_byte(&mut self, l: &'ast syn::LitByte) {
-        self.token(&l.token(), l.span());
-    }
-    fn visit_lit_char(&mut self, l: &'ast syn::LitChar) {
-        self.token(&l.token(), l.span());
-    }
-    fn visit_lit_int(&mut self, l: &'ast syn::LitInt) {
-        self.token(&l.token(), l.span());
-    }
-    fn visit_lit_float(&mut self, l: &'ast syn::LitFloat) {
         self.token(&l.token(), l.span());
     }
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
