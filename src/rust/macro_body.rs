@@ -10,6 +10,8 @@ use std::rc::Rc;
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 
+use super::simple_exprs;
+
 pub enum MacroBody {
     Exprs(Vec<syn::Expr>),
     Stmts(Vec<syn::Stmt>),
@@ -22,6 +24,10 @@ impl MacroBody {
         // both parses on it failed every time, at a cost.
         if m.path.is_ident("macro_rules") {
             return None;
+        }
+        if let Some(exprs) = simple_exprs::parse(&m.tokens) {
+            debug_assert!(same_as_syn(&exprs, &m.tokens), "the simple reading differs from syn's: {}", m.tokens);
+            return Some(MacroBody::Exprs(exprs));
         }
         if let Ok(exprs) = Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(m.tokens.clone()) {
             return Some(MacroBody::Exprs(exprs.into_iter().collect()));
@@ -70,4 +76,32 @@ pub fn delimiters_span(m: &syn::Macro) -> proc_macro2::Span {
         syn::MacroDelimiter::Brace(d) => d.span.join(),
         syn::MacroDelimiter::Bracket(d) => d.span.join(),
     }
+}
+
+/// Whether syn reads `tokens` as exactly `exprs`: the same tree, and the same tokens at the same
+/// places (the trees' equality ignores spans).
+pub fn same_as_syn(exprs: &[syn::Expr], tokens: &proc_macro2::TokenStream) -> bool {
+    fn placed(tokens: proc_macro2::TokenStream, out: &mut Vec<(String, Range<usize>)>) {
+        for token in tokens {
+            match token {
+                proc_macro2::TokenTree::Group(g) => {
+                    let span = g.delim_span();
+                    out.push((format!("{:?}", g.delimiter()), span.open().byte_range()));
+                    out.push((String::new(), span.close().byte_range()));
+                    placed(g.stream(), out);
+                }
+                other => out.push((other.to_string(), other.span().byte_range())),
+            }
+        }
+    }
+    let placed_all = |exprs: &[syn::Expr]| {
+        let mut out = Vec::new();
+        exprs.iter().for_each(|e| placed(quote::ToTokens::to_token_stream(e), &mut out));
+        out
+    };
+    let Ok(by_syn) = Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(tokens.clone()) else {
+        return false;
+    };
+    let by_syn: Vec<syn::Expr> = by_syn.into_iter().collect();
+    by_syn == exprs && placed_all(&by_syn) == placed_all(exprs)
 }

@@ -3,5 +3,6 @@
 
 pub mod macro_body;
 pub mod parse;
+pub mod simple_exprs;
 pub mod syntax;
 pub mod visitor;

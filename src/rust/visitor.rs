@@ -267,6 +267,7 @@ pub fn reads_macro_body(name: &str, tokens: &TokenStream) -> bool {
         || matches!(name, "matches" | "assert_matches" | "debug_assert_matches")
             && MatchesBody::parse.parse2(tokens.clone()).is_ok()
         || name == "select" && SelectArms::parse.parse2(tokens.clone()).is_ok()
+        || super::simple_exprs::parse(tokens).is_some()
         || Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(tokens.clone()).is_ok()
         || syn::Block::parse_within.parse2(tokens.clone()).is_ok()
 }
