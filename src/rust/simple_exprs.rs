@@ -228,7 +228,8 @@ impl Tokens {
                 let lit = syn::Lit::Bool(syn::LitBool { value: i == "true", span: i.span() });
                 Some(Expr::Lit(syn::ExprLit { attrs, lit }))
             }
-            TokenTree::Ident(i) if path_segment(i) => self.path_or_macro(None),
+            // `path_or_macro` checks that it is a path segment (not a keyword).
+            TokenTree::Ident(_) => self.path_or_macro(None),
             TokenTree::Punct(_) if self.path_sep() => {
                 let first = self.next_punct();
                 let leading_colon = Token![::]([first, self.next_punct()]);
@@ -332,13 +333,19 @@ fn member_index(text: &str) -> Option<u32> {
 /// A path segment syn reads in an expression: an identifier or `self`, `Self`, `super`, `crate`
 /// (`try` starts a block or a macro; it is left to syn).
 fn path_segment(i: &Ident) -> bool {
-    matches!(i.to_string().as_str(), "self" | "Self" | "super" | "crate") || accepted_as_ident(i)
+    let word = i.to_string();
+    matches!(word.as_str(), "self" | "Self" | "super" | "crate") || !is_keyword(&word)
 }
 
 /// syn's `accept_as_ident`: not a keyword.
 fn accepted_as_ident(i: &Ident) -> bool {
-    !matches!(
-        i.to_string().as_str(),
+    !is_keyword(&i.to_string())
+}
+
+/// The words syn's `accept_as_ident` refuses.
+fn is_keyword(word: &str) -> bool {
+    matches!(
+        word,
         "_" | "abstract"
             | "as"
             | "async"
