@@ -71,15 +71,12 @@ pub fn parse_rust(text: &str) -> Result<ParsedRust, ParseFailure> {
 fn scanned_depth(text: &str) -> Option<usize> {
     let b = text.as_bytes();
     let (mut i, mut depth, mut max) = (0usize, 0usize, 0usize);
-    while i < b.len() {
-        match b[i] {
-            // Runs of spaces and of punctuation that opens nothing, at a time.
-            c if BYTE_CLASS[usize::from(c)] == OTHER => {
-                i += 1;
-                while i < b.len() && BYTE_CLASS[usize::from(b[i])] == OTHER {
-                    i += 1;
-                }
-            }
+    let mut specials = SpecialBytes::new(b);
+    loop {
+        // Only brackets, `/`, quotes and apostrophes matter; everything between is skipped.
+        i = specials.next(i);
+        let Some(&c) = b.get(i) else { break };
+        match c {
             b'(' | b'[' | b'{' => {
                 depth += 1;
                 max = max.max(depth);
@@ -89,9 +86,7 @@ fn scanned_depth(text: &str) -> Option<usize> {
                 depth = depth.checked_sub(1)?;
                 i += 1;
             }
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                i = b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |n| i + n)
-            }
+            b'/' if b.get(i + 1) == Some(&b'/') => i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n),
             b'/' if b.get(i + 1) == Some(&b'*') => {
                 let mut nested = 0usize;
                 loop {
@@ -108,24 +103,21 @@ fn scanned_depth(text: &str) -> Option<usize> {
                     }
                 }
             }
-            b'"' => i = string_end(b, i + 1)?,
-            // A whole identifier or number at a time: most of a file's bytes are in one, and only
-            // `r`, `br` and `cr` can open a raw string (`r"…"`, `r#"…"#`).
-            c if BYTE_CLASS[usize::from(c)] == IDENT => {
-                let start = i;
-                while i < b.len() && BYTE_CLASS[usize::from(b[i])] == IDENT {
-                    i += 1;
-                }
-                if matches!(&b[start..i], b"r" | b"br" | b"cr") {
-                    let hashes = b[i..].iter().take_while(|&&c| c == b'#').count();
-                    if b.get(i + hashes) == Some(&b'"') {
-                        let mut close = Vec::with_capacity(hashes + 1);
-                        close.push(b'"');
-                        close.extend(std::iter::repeat_n(b'#', hashes));
-                        let from = i + hashes + 1;
-                        let at = b[from..].windows(close.len()).position(|w| w == close.as_slice())?;
-                        i = from + at + close.len();
-                    }
+            b'"' => {
+                // A raw string (`r"…"`, `r#"…"#`, `br`, `cr`): the identifier just before the
+                // `#`s is exactly `r`, `br` or `cr`.
+                let hashes = b[..i].iter().rev().take_while(|&&c| c == b'#').count();
+                let word_end = i - hashes;
+                let word_len = b[..word_end].iter().rev().take_while(|&&c| BYTE_CLASS[usize::from(c)] == IDENT).count();
+                if matches!(&b[word_end - word_len..word_end], b"r" | b"br" | b"cr") {
+                    let mut close = Vec::with_capacity(hashes + 1);
+                    close.push(b'"');
+                    close.extend(std::iter::repeat_n(b'#', hashes));
+                    let from = i + 1;
+                    let at = memchr::memmem::find(&b[from..], &close)?;
+                    i = from + at + close.len();
+                } else {
+                    i = string_end(b, i + 1)?;
                 }
             }
             // A character literal (`'x'`, `'\n'`, `'\''`, `b'{'`) or a lifetime/label (`'a`).
@@ -145,9 +137,79 @@ fn scanned_depth(text: &str) -> Option<usize> {
     (depth == 0).then_some(max + 1)
 }
 
-/// What `scanned_depth` does with a byte: brackets, `/`, quotes and apostrophes each have a case;
-/// an identifier or number (any byte of a non-ASCII character counts) is read whole; the rest
-/// is skipped.
+/// Finds the bytes `scanned_depth` must look at (`SPECIAL_BYTES`), 16 at a time: each chunk's
+/// special bytes are found once, as a bit mask, however many times the scan stops in it.
+struct SpecialBytes<'t> {
+    bytes: &'t [u8],
+    /// The chunk whose mask is known (a multiple of 16), and the mask (bit k: byte `chunk + k`).
+    chunk: usize,
+    mask: u32,
+}
+
+impl<'t> SpecialBytes<'t> {
+    fn new(bytes: &'t [u8]) -> Self {
+        SpecialBytes { bytes, chunk: usize::MAX, mask: 0 }
+    }
+
+    /// The first special byte at or after `from`, or the end.
+    fn next(&mut self, from: usize) -> usize {
+        let len = self.bytes.len();
+        let mut chunk = from & !15;
+        while chunk + 16 <= len {
+            if chunk != self.chunk {
+                self.chunk = chunk;
+                self.mask = chunk_mask(&self.bytes[chunk..chunk + 16]);
+            }
+            // Bits for bytes before `from` (in its own chunk) are not wanted.
+            let wanted = self.mask & (u32::MAX << from.saturating_sub(chunk));
+            if wanted != 0 {
+                return chunk + wanted.trailing_zeros() as usize;
+            }
+            chunk += 16;
+        }
+        let from = from.max(chunk).min(len);
+        from + self.bytes[from..].iter().position(|&c| BYTE_CLASS[usize::from(c)] == SPECIAL).unwrap_or(len - from)
+    }
+}
+
+/// Bit k is set when byte k of the 16 is special.
+fn chunk_mask(chunk: &[u8]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of every x86_64 CPU (the target's baseline).
+        unsafe { sse2::chunk_mask(chunk) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        chunk.iter().enumerate().fold(0, |m, (k, &c)| m | u32::from(BYTE_CLASS[usize::from(c)] == SPECIAL) << k)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8};
+
+    use super::SPECIAL_BYTES;
+
+    /// `super::chunk_mask` with one comparison per special byte for all 16 bytes at once.
+    #[target_feature(enable = "sse2")]
+    pub(super) fn chunk_mask(chunk: &[u8]) -> u32 {
+        assert_eq!(chunk.len(), 16);
+        // SAFETY: the 16 bytes read are `chunk`'s (checked above); the load is unaligned.
+        let bytes = unsafe { _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>()) };
+        let hits = SPECIAL_BYTES
+            .iter()
+            .map(|&c| _mm_cmpeq_epi8(bytes, _mm_set1_epi8(c as i8)))
+            .fold(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(SPECIAL_BYTES[0] as i8)), |acc, hit| _mm_or_si128(acc, hit));
+        _mm_movemask_epi8(hits) as u32
+    }
+}
+
+const SPECIAL_BYTES: [u8; 9] = [b'(', b'[', b'{', b')', b']', b'}', b'/', b'"', b'\''];
+
+/// What a byte is to `scanned_depth`: brackets, `/`, quotes and apostrophes (`SPECIAL_BYTES`)
+/// each have a case; an identifier's or number's bytes (any byte of a non-ASCII character counts)
+/// matter only as the `r`, `br` or `cr` before a raw string; the rest is skipped.
 const BYTE_CLASS: [u8; 256] = {
     let mut table = [OTHER; 256];
     let mut c = 0;
@@ -155,10 +217,13 @@ const BYTE_CLASS: [u8; 256] = {
         let b = c as u8;
         if b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80 {
             table[c] = IDENT;
-        } else if matches!(b, b'(' | b'[' | b'{' | b')' | b']' | b'}' | b'/' | b'"' | b'\'') {
-            table[c] = SPECIAL;
         }
         c += 1;
+    }
+    let mut k = 0;
+    while k < SPECIAL_BYTES.len() {
+        table[SPECIAL_BYTES[k] as usize] = SPECIAL;
+        k += 1;
     }
     table
 };
@@ -200,6 +265,85 @@ pub fn too_deep(tokens: &TokenStream) -> Option<Range<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The scan as it was before `next_special`: one byte at a time, identifiers read whole.
+    /// `scanned_depth` must say the same on every text.
+    fn byte_by_byte_depth(text: &str) -> Option<usize> {
+        let b = text.as_bytes();
+        let (mut i, mut depth, mut max) = (0usize, 0usize, 0usize);
+        while i < b.len() {
+            match b[i] {
+                // Runs of spaces and of punctuation that opens nothing, at a time.
+                c if BYTE_CLASS[usize::from(c)] == OTHER => {
+                    i += 1;
+                    while i < b.len() && BYTE_CLASS[usize::from(b[i])] == OTHER {
+                        i += 1;
+                    }
+                }
+                b'(' | b'[' | b'{' => {
+                    depth += 1;
+                    max = max.max(depth);
+                    i += 1;
+                }
+                b')' | b']' | b'}' => {
+                    depth = depth.checked_sub(1)?;
+                    i += 1;
+                }
+                b'/' if b.get(i + 1) == Some(&b'/') => {
+                    i = b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |n| i + n)
+                }
+                b'/' if b.get(i + 1) == Some(&b'*') => {
+                    let mut nested = 0usize;
+                    loop {
+                        match (b.get(i), b.get(i + 1)) {
+                            (Some(b'/'), Some(b'*')) => (nested, i) = (nested + 1, i + 2),
+                            (Some(b'*'), Some(b'/')) => {
+                                (nested, i) = (nested - 1, i + 2);
+                                if nested == 0 {
+                                    break;
+                                }
+                            }
+                            (Some(_), _) => i += 1,
+                            (None, _) => return None,
+                        }
+                    }
+                }
+                b'"' => i = string_end(b, i + 1)?,
+                // A whole identifier or number at a time: most of a file's bytes are in one, and only
+                // `r`, `br` and `cr` can open a raw string (`r"…"`, `r#"…"#`).
+                c if BYTE_CLASS[usize::from(c)] == IDENT => {
+                    let start = i;
+                    while i < b.len() && BYTE_CLASS[usize::from(b[i])] == IDENT {
+                        i += 1;
+                    }
+                    if matches!(&b[start..i], b"r" | b"br" | b"cr") {
+                        let hashes = b[i..].iter().take_while(|&&c| c == b'#').count();
+                        if b.get(i + hashes) == Some(&b'"') {
+                            let mut close = Vec::with_capacity(hashes + 1);
+                            close.push(b'"');
+                            close.extend(std::iter::repeat_n(b'#', hashes));
+                            let from = i + hashes + 1;
+                            let at = b[from..].windows(close.len()).position(|w| w == close.as_slice())?;
+                            i = from + at + close.len();
+                        }
+                    }
+                }
+                // A character literal (`'x'`, `'\n'`, `'\''`, `b'{'`) or a lifetime/label (`'a`).
+                b'\'' => {
+                    if b.get(i + 1) == Some(&b'\\') {
+                        i = b.get(i + 3..)?.iter().position(|&c| c == b'\'').map(|n| i + 3 + n + 1)?;
+                    } else {
+                        let c = text.get(i + 1..)?.chars().next()?;
+                        let after = i + 1 + c.len_utf8();
+                        i = if b.get(after) == Some(&b'\'') { after + 1 } else { i + 1 };
+                    }
+                }
+                _ => i += 1,
+            }
+        }
+        // A doc comment is a `#[doc = "…"]` token group, one level below where it stands.
+        (depth == 0).then_some(max + 1)
+    }
 
     #[test]
     fn spans_are_file_offsets_with_bom() {
@@ -253,6 +397,10 @@ mod tests {
             "fn r#match() { let r = 1; let br = (r, [r]); }",
             "fn f() { let r#type = (1); let s = r##\"a\"#{\"##; let t = cr#\"(\"#; let u = xr(1); }",
             "fn f() { let x = \"\\u{28}\"; let c = '\\u{7b}'; let ü = ('é', \"ß\"); }",
+            "fn f() { let a = br##\"x\"#y(\"##; let b = cr\"(\"; let c = '\"'; let d = b'\"'; }",
+            "fn f<'r>(x: &'r str) { let s = r\"(\"; let t = [x]; let u = (r#\"\"#, r\"\"); }",
+            "/* \"(\" */ fn f() { let u = \"\\\"\"; let v = \"a//b\"; let w = '/'; } // \"(\"\n",
+            "fn r#r() { let r = (1); let br = [r]; let x = r#r(); }",
         ]
         .map(String::from)
         .to_vec();
@@ -267,6 +415,7 @@ mod tests {
         for text in &texts {
             let Ok(tokens) = TokenStream::from_str(text) else { continue };
             let exact = token_depth(&tokens);
+            assert_eq!(scanned_depth(text), byte_by_byte_depth(text), "{}", &text[..text.len().min(80)]);
             if let Some(scanned) = scanned_depth(text) {
                 assert!(scanned >= exact, "scan says {scanned}, tokens {exact}: {}", &text[..text.len().min(80)]);
             }
