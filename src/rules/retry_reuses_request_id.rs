@@ -50,6 +50,12 @@ const MRTR_WORDS: &[&str] = &[
     "\\bRequestState",
 ];
 
+/// Whether a text mentions an MRTR word as `mentions` counts it. A text shorter than every word
+/// (most tokens) mentions none, so it is spared the word searches.
+fn mentions_mrtr_text(text: &str) -> bool {
+    text.len() >= SHORTEST_MRTR_WORD && MRTR_WORDS.iter().any(|w| mentions(text, w))
+}
+
 /// The length of the shortest MRTR word (`requestState`).
 const SHORTEST_MRTR_WORD: usize = 12;
 
@@ -111,7 +117,7 @@ impl Rule for RetryReusesRequestId {
             return;
         }
         // Every MRTR word in a token is in the function's source (`mentions` counts the same way).
-        if fn_text(cx, f.sig, f.body).is_some_and(|text| !MRTR_WORDS.iter().any(|w| mentions(text, w))) {
+        if fn_text(cx, f.sig, f.body).is_some_and(|text| !mentions_mrtr_text(text)) {
             return;
         }
         let mentions = Mentions::of_fn(cx, f);
@@ -358,6 +364,28 @@ impl<'c, 'a> Walk<'c, 'a> {
         }
     }
 
+    /// A loop's range from its first token (an attribute, the label or the keyword) to its body's
+    /// closing brace: what `node_range` gives, without printing the whole loop to tokens.
+    fn loop_range(
+        &self,
+        attrs: &[syn::Attribute],
+        label: &Option<syn::Label>,
+        keyword: proc_macro2::Span,
+        body: &syn::Block,
+    ) -> Range<usize> {
+        let first = match (attrs.first(), label) {
+            (Some(a), _) => a.pound_token.span,
+            (None, Some(l)) => l.name.apostrophe,
+            (None, None) => keyword,
+        };
+        self.cx.join(first, body.brace_token.span.close())
+    }
+
+    /// Where a printed node starts: its first token (`node_range(e).start` without printing twice).
+    fn start_of(&self, tokens: &TokenStream) -> usize {
+        tokens.clone().into_iter().next().map_or(0, |tt| self.cx.span_range(tt.span()).start)
+    }
+
     fn in_loop(
         &mut self,
         range: Range<usize>,
@@ -398,7 +426,6 @@ impl<'c, 'a> Walk<'c, 'a> {
         let Some(root) = self.cx.json_macro(mac) else {
             return;
         };
-        let macro_range = self.cx.node_range(mac);
         let mut requests: Vec<(&JsonNode, &JsonNode)> = Vec::new();
         let mut exprs: Vec<TokenStream> = Vec::new();
         json::walk(&root, |node, _| {
@@ -411,7 +438,8 @@ impl<'c, 'a> Walk<'c, 'a> {
             }
         });
         for (node, id) in requests {
-            let container = if std::ptr::eq(node, &*root) { macro_range.clone() } else { node.range.clone() };
+            // The macro's range (printed to tokens) only for a root request.
+            let container = if std::ptr::eq(node, &*root) { self.cx.node_range(mac) } else { node.range.clone() };
             let method = node.get("method").and_then(|m| m.as_str()).map(str::to_owned);
             let (source, text) = match &id.kind {
                 JsonKind::Expr(tokens) => match syn::parse2::<Expr>(tokens.clone()) {
@@ -477,18 +505,24 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 
     fn visit_expr_loop(&mut self, e: &'ast syn::ExprLoop) {
-        let (range, kw) = (self.cx.node_range(e), self.cx.span_range(e.loop_token.span));
+        let range = self.loop_range(&e.attrs, &e.label, e.loop_token.span, &e.body);
+        debug_assert_eq!(range, self.cx.node_range(e));
+        let kw = self.cx.span_range(e.loop_token.span);
         self.in_loop(range, kw, &e.label, false, |w| visit::visit_expr_loop(w, e));
     }
 
     fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
-        let (range, kw) = (self.cx.node_range(e), self.cx.span_range(e.while_token.span));
+        let range = self.loop_range(&e.attrs, &e.label, e.while_token.span, &e.body);
+        debug_assert_eq!(range, self.cx.node_range(e));
+        let kw = self.cx.span_range(e.while_token.span);
         let retries = mentions_mrtr(&e.cond.to_token_stream());
         self.in_loop(range, kw, &e.label, retries, |w| visit::visit_expr_while(w, e));
     }
 
     fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
-        let (range, kw) = (self.cx.node_range(e), self.cx.span_range(e.for_token.span));
+        let range = self.loop_range(&e.attrs, &e.label, e.for_token.span, &e.body);
+        debug_assert_eq!(range, self.cx.node_range(e));
+        let kw = self.cx.span_range(e.for_token.span);
         // The iterator is evaluated once, before the loop.
         self.visit_expr(&e.expr);
         self.in_loop(range, kw, &e.label, false, |w| {
@@ -581,8 +615,10 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
     }
 
     fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
-        let at = self.cx.node_range(e).start;
-        self.write(&e.left, at, true, &e.to_token_stream());
+        let tokens = e.to_token_stream();
+        let at = self.start_of(&tokens);
+        debug_assert_eq!(at, self.cx.node_range(e).start);
+        self.write(&e.left, at, true, &tokens);
         visit::visit_expr_assign(self, e);
     }
 
@@ -601,8 +637,10 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
                 | ShlAssign(_)
                 | ShrAssign(_)
         ) {
-            let at = self.cx.node_range(e).start;
-            self.write(&e.left, at, true, &e.to_token_stream());
+            let tokens = e.to_token_stream();
+            let at = self.start_of(&tokens);
+            debug_assert_eq!(at, self.cx.node_range(e).start);
+            self.write(&e.left, at, true, &tokens);
         }
         visit::visit_expr_binary(self, e);
     }
@@ -662,24 +700,27 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
         let name = last_ident(&e.path).unwrap_or_default();
         let field =
             |n: &str| e.fields.iter().find(|f| matches!(&f.member, Member::Named(i) if i == n)).map(|f| &f.expr);
-        let range = self.cx.node_range(e);
         let looks_like_request = is_rpc_request_name(&name)
             || name.contains("Request")
             || field("params").is_some()
             || field("jsonrpc").is_some();
-        let method = field("method").and_then(|m| str_value(self.cx, m)).map(|(v, _)| v);
+        let method = || field("method").and_then(|m| str_value(self.cx, m)).map(|(v, _)| v);
         match (field("id"), field("method"), &e.rest) {
-            (Some(id), Some(_), _) if looks_like_request => self.push_build(id, method, range),
+            (Some(id), Some(_), _) if looks_like_request => {
+                let range = self.cx.node_range(e);
+                self.push_build(id, method(), range);
+            }
             // `JsonRpcRequest { params, ..original }`: the id comes from `original`.
             (None, _, Some(base)) if is_rpc_request_name(&name) => {
                 let dots = e.dot2_token.map(|d| self.cx.span_range(d.spans[0]).start);
                 let base_range = self.cx.node_range(&**base);
                 let id_range = dots.unwrap_or(base_range.start)..base_range.end;
+                let range = self.cx.node_range(e);
                 self.builds.push(Build {
                     id: IdSource::Copied(root_ident(base)),
                     id_text: self.cx.text(id_range.clone()).to_owned(),
                     id_range,
-                    method,
+                    method: method(),
                     container: range,
                     loops: self.loop_stack.clone(),
                     branches: self.branch_stack.clone(),
@@ -731,7 +772,8 @@ impl Walk<'_, '_> {
     /// What a `let` binds: a request construction just built, a clone of one, a copied id, …
     fn init_of(&self, init: &Expr, builds_before: usize, at: usize) -> Init {
         let value = strip_value(init);
-        if matches!(value, Expr::Macro(_) | Expr::Struct(_)) {
+        // The value's range (printed to tokens) only when its initializer built a request.
+        if builds_before < self.builds.len() && matches!(value, Expr::Macro(_) | Expr::Struct(_)) {
             let range = self.cx.node_range(value);
             if let Some(i) = (builds_before..self.builds.len()).find(|&i| self.builds[i].container == range) {
                 return Init::Family(i);
@@ -1090,7 +1132,7 @@ impl Mentions {
     /// in the file's bytes (the prefilter's view).
     fn token(&mut self, cx: &Cx, text: &str, span: proc_macro2::Span) {
         // Most tokens are shorter than any MRTR word: spare them the word searches.
-        if text.len() >= SHORTEST_MRTR_WORD && MRTR_WORDS.iter().any(|w| mentions(text, w)) {
+        if mentions_mrtr_text(text) {
             let at = cx.span_range(span).start;
             self.all.push(at);
             if RETRY_WORDS.iter().any(|w| text.contains(w)) {
@@ -1234,10 +1276,7 @@ fn mrtr_mentions(cx: &Cx, tokens: &TokenStream, out: &mut Mentions) {
 fn mentions_mrtr(tokens: &TokenStream) -> bool {
     tokens.clone().into_iter().any(|tt| match tt {
         TokenTree::Group(g) => mentions_mrtr(&g.stream()),
-        TokenTree::Ident(_) | TokenTree::Literal(_) => {
-            let text = tt.to_string();
-            MRTR_WORDS.iter().any(|w| mentions(&text, w))
-        }
+        TokenTree::Ident(_) | TokenTree::Literal(_) => mentions_mrtr_text(&tt.to_string()),
         TokenTree::Punct(_) => false,
     })
 }
