@@ -27,6 +27,7 @@
 //! over time"), the request's own data (authorization), writes the list handler makes itself (a
 //! lazily filled cache), counters and logs, paginated list results, client code.
 
+use std::cell::OnceCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::ops::Range;
 
@@ -101,14 +102,14 @@ impl Rule for PerConnectionList {
             // What the methods read and write matters only for a server's type (or in a server's
             // file). A method with a hand-rolled dispatcher (`Facts::arms`) makes its type a
             // server's, and only a body that may name a list method can have one.
-            for m in t.methods.iter_mut().filter(|m| may_dispatch(cx, m.body)) {
-                m.collect(cx);
-                t.server |= !m.facts.arms.is_empty();
+            for m in t.methods.iter().filter(|m| may_dispatch(cx, m.body)) {
+                t.server |= !m.facts(cx).arms.is_empty();
             }
             if !(t.server || cx.file_role == Role::Server) {
                 continue;
             }
-            t.methods.iter_mut().for_each(|m| m.collect(cx));
+            // The other methods' facts are collected when `check_type` asks for them: a helper
+            // that no handler calls is never read.
             check_type(cx, t, &mut reported);
         }
         if cx.file_role != Role::Client {
@@ -176,17 +177,13 @@ struct Method<'ast> {
     name: String,
     role: MethodRole,
     body: &'ast syn::Block,
-    /// What the body reads and writes, once `collected` (see `PerConnectionList::rust_file`).
-    facts: Facts,
-    collected: bool,
+    /// What the body reads and writes, collected on first use (`Method::facts`).
+    facts: OnceCell<Facts>,
 }
 
 impl Method<'_> {
-    fn collect(&mut self, cx: &Cx) {
-        if !self.collected {
-            self.facts = Collector::facts_of(cx, vec!["self".to_owned()], self.body);
-            self.collected = true;
-        }
+    fn facts(&self, cx: &Cx) -> &Facts {
+        self.facts.get_or_init(|| Collector::facts_of(cx, vec!["self".to_owned()], self.body))
     }
 }
 
@@ -320,7 +317,7 @@ fn collect_impl<'ast>(cx: &Cx, i: &'ast syn::ItemImpl, types: &mut HashMap<Strin
         } else {
             MethodRole::Other
         };
-        t.methods.push(Method { name, role, body: &f.block, facts: Facts::default(), collected: false });
+        t.methods.push(Method { name, role, body: &f.block, facts: OnceCell::new() });
     }
 }
 
@@ -728,6 +725,7 @@ fn shown(path: &[String]) -> String {
 /// What a method does, with the type's helpers it calls folded in. `follow` says which called
 /// methods count (list handlers never fold in request handlers' effects and vice versa).
 fn effects<'t>(
+    cx: &Cx,
     t: &'t TypeInfo,
     start: &'t Facts,
     follow: &dyn Fn(&Method) -> bool,
@@ -747,7 +745,7 @@ fn effects<'t>(
                 && follow(m)
                 && seen.insert(m.name.as_str())
             {
-                stack.push((&m.facts, depth + 1));
+                stack.push((m.facts(cx), depth + 1));
             }
         }
     }
@@ -769,7 +767,7 @@ fn check_type(cx: &mut Cx, t: &TypeInfo, reported: &mut HashSet<(usize, usize)>)
         .iter()
         .filter_map(|m| match &m.role {
             MethodRole::Handler(desc) => {
-                let (_, writes, notifies) = effects(t, &m.facts, &not_list);
+                let (_, writes, notifies) = effects(cx, t, m.facts(cx), &not_list);
                 Some(Writer { desc: desc.clone(), writes, notifies })
             }
             _ => None,
@@ -778,12 +776,17 @@ fn check_type(cx: &mut Cx, t: &TypeInfo, reported: &mut HashSet<(usize, usize)>)
     let mut labelled: HashSet<(usize, usize)> = HashSet::new();
     for m in &t.methods {
         let MethodRole::List(list) = m.role else { continue };
-        let (reads, own_writes, _) = effects(t, &m.facts, &helper);
+        let (reads, own_writes, _) = effects(cx, t, m.facts(cx), &helper);
         relate(cx, list, &reads, &own_writes, &writers, reported, &mut labelled);
     }
-    // Hand-rolled dispatchers inside the type's methods.
+    // Hand-rolled dispatchers inside the type's methods. Every method that may have one
+    // (`may_dispatch`) was collected in `rust_file`; a method not collected yet has none.
     for m in &t.methods {
-        for group in &m.facts.arms {
+        let Some(facts) = m.facts.get() else {
+            debug_assert!(Collector::facts_of(cx, vec!["self".to_owned()], m.body).arms.is_empty());
+            continue;
+        };
+        for group in &facts.arms {
             check_arms(cx, group, Some(t), reported);
         }
     }
@@ -904,13 +907,13 @@ fn check_arms(cx: &mut Cx, group: &ArmGroup, t: Option<&TypeInfo>, reported: &mu
         .others
         .iter()
         .map(|(method, facts)| {
-            let (_, writes, notifies) = effects(t, facts, &not_list);
+            let (_, writes, notifies) = effects(cx, t, facts, &not_list);
             Writer { desc: format!("the `{method}` handler"), writes, notifies }
         })
         .collect();
     let mut labelled = HashSet::new();
     for (list, facts) in &group.lists {
-        let (reads, own_writes, _) = effects(t, facts, &helper);
+        let (reads, own_writes, _) = effects(cx, t, facts, &helper);
         relate(cx, list, &reads, &own_writes, &writers, reported, &mut labelled);
     }
 }
