@@ -183,7 +183,12 @@ struct Method<'ast> {
 
 impl Method<'_> {
     fn facts(&self, cx: &Cx) -> &Facts {
-        self.facts.get_or_init(|| Collector::facts_of(cx, vec!["self".to_owned()], self.body))
+        self.facts.get_or_init(|| self.collect(cx))
+    }
+
+    /// What the body reads and writes, `self` being the type's value.
+    fn collect(&self, cx: &Cx) -> Facts {
+        Collector::facts_of(cx, vec!["self".to_owned()], self.body)
     }
 }
 
@@ -783,7 +788,7 @@ fn check_type(cx: &mut Cx, t: &TypeInfo, reported: &mut HashSet<(usize, usize)>)
     // (`may_dispatch`) was collected in `rust_file`; a method not collected yet has none.
     for m in &t.methods {
         let Some(facts) = m.facts.get() else {
-            debug_assert!(Collector::facts_of(cx, vec!["self".to_owned()], m.body).arms.is_empty());
+            debug_assert!(m.collect(cx).arms.is_empty());
             continue;
         };
         for group in &facts.arms {

@@ -472,7 +472,7 @@ impl<'ast> Visit<'ast> for MacroWalker<'_, '_> {
         if !mentions_candidate(&m.tokens) {
             return;
         }
-        if reads_macro_body(&name, &m.tokens) {
+        if reads_macro_body(self.cx, m, &name) {
             return;
         }
         scan_tokens(self.cx, m.tokens.clone());

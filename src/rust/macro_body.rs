@@ -13,7 +13,7 @@ use syn::punctuated::Punctuated;
 use super::simple_exprs;
 
 pub enum MacroBody {
-    Exprs(Vec<syn::Expr>),
+    Exprs(Punctuated<syn::Expr, syn::Token![,]>),
     Stmts(Vec<syn::Stmt>),
 }
 
@@ -30,7 +30,7 @@ impl MacroBody {
             return Some(MacroBody::Exprs(exprs));
         }
         if let Ok(exprs) = Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(m.tokens.clone()) {
-            return Some(MacroBody::Exprs(exprs.into_iter().collect()));
+            return Some(MacroBody::Exprs(exprs));
         }
         syn::Block::parse_within.parse2(m.tokens.clone()).ok().map(MacroBody::Stmts)
     }
@@ -80,7 +80,7 @@ pub fn delimiters_span(m: &syn::Macro) -> proc_macro2::Span {
 
 /// Whether syn reads `tokens` as exactly `exprs`: the same tree, and the same tokens at the same
 /// places (the trees' equality ignores spans).
-pub fn same_as_syn(exprs: &[syn::Expr], tokens: &proc_macro2::TokenStream) -> bool {
+pub fn same_as_syn(exprs: &Punctuated<syn::Expr, syn::Token![,]>, tokens: &proc_macro2::TokenStream) -> bool {
     fn placed(tokens: proc_macro2::TokenStream, out: &mut Vec<(String, Range<usize>)>) {
         for token in tokens {
             match token {
@@ -94,14 +94,13 @@ pub fn same_as_syn(exprs: &[syn::Expr], tokens: &proc_macro2::TokenStream) -> bo
             }
         }
     }
-    let placed_all = |exprs: &[syn::Expr]| {
+    let placed_all = |exprs: &Punctuated<syn::Expr, syn::Token![,]>| {
         let mut out = Vec::new();
-        exprs.iter().for_each(|e| placed(quote::ToTokens::to_token_stream(e), &mut out));
+        placed(quote::ToTokens::to_token_stream(exprs), &mut out);
         out
     };
     let Ok(by_syn) = Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(tokens.clone()) else {
         return false;
     };
-    let by_syn: Vec<syn::Expr> = by_syn.into_iter().collect();
-    by_syn == exprs && placed_all(&by_syn) == placed_all(exprs)
+    by_syn == *exprs && placed_all(&by_syn) == placed_all(exprs)
 }

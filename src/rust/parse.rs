@@ -187,7 +187,9 @@ fn chunk_mask(chunk: &[u8]) -> u32 {
 
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
-    use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8};
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_setzero_si128,
+    };
 
     use super::SPECIAL_BYTES;
 
@@ -200,7 +202,7 @@ mod sse2 {
         let hits = SPECIAL_BYTES
             .iter()
             .map(|&c| _mm_cmpeq_epi8(bytes, _mm_set1_epi8(c as i8)))
-            .fold(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(SPECIAL_BYTES[0] as i8)), |acc, hit| _mm_or_si128(acc, hit));
+            .fold(_mm_setzero_si128(), |acc, hit| _mm_or_si128(acc, hit));
         _mm_movemask_epi8(hits) as u32
     }
 }

@@ -14,17 +14,8 @@ use syn::punctuated::Punctuated;
 use syn::{Expr, Token};
 
 /// The body as comma-separated expressions, when every one is of the forms above.
-pub fn parse(tokens: &TokenStream) -> Option<Vec<Expr>> {
-    let mut input = Tokens::new(tokens.clone());
-    let mut exprs = Vec::new();
-    while !input.is_empty() {
-        exprs.push(input.expr()?);
-        if input.is_empty() {
-            break;
-        }
-        input.comma()?;
-    }
-    Some(exprs)
+pub fn parse(tokens: &TokenStream) -> Option<Punctuated<Expr, Token![,]>> {
+    terminated(Tokens::new(tokens.clone()))
 }
 
 /// The tokens still to read, last first (so that reading one moves it out).
@@ -151,7 +142,7 @@ impl Tokens {
             if self.group(0, Delimiter::Parenthesis) {
                 let group = self.next_group();
                 let paren_token = syn::token::Paren { span: group.delim_span() };
-                let args = terminated(&group)?;
+                let args = terminated(Tokens::of(&group))?;
                 e = Expr::Call(syn::ExprCall { attrs: Vec::new(), func: Box::new(e), paren_token, args });
             } else if self.punct(0).is_some_and(|p| p.as_char() == '.' && p.spacing() == Spacing::Alone) {
                 let dot_token = Token![.](self.next_punct());
@@ -180,7 +171,7 @@ impl Tokens {
                         if self.group(0, Delimiter::Parenthesis) {
                             let group = self.next_group();
                             let paren_token = syn::token::Paren { span: group.delim_span() };
-                            let args = terminated(&group)?;
+                            let args = terminated(Tokens::of(&group))?;
                             e = Expr::MethodCall(syn::ExprMethodCall {
                                 attrs: Vec::new(),
                                 receiver: Box::new(e),
@@ -289,25 +280,24 @@ impl Tokens {
     }
 }
 
-/// A group's content as syn's `parse_terminated(Expr::parse, Token![,])` reads it (call and
-/// method-call arguments).
-fn terminated(group: &Group) -> Option<Punctuated<Expr, Token![,]>> {
-    let mut input = Tokens::of(group);
-    let mut args = Punctuated::new();
+/// Tokens as syn's `parse_terminated(Expr::parse, Token![,])` reads them (a macro body, call and
+/// method-call arguments, a tuple's or an array's elements).
+fn terminated(mut input: Tokens) -> Option<Punctuated<Expr, Token![,]>> {
+    let mut exprs = Punctuated::new();
     while !input.is_empty() {
-        args.push_value(input.expr()?);
+        exprs.push_value(input.expr()?);
         if input.is_empty() {
             break;
         }
-        args.push_punct(input.comma()?);
+        exprs.push_punct(input.comma()?);
     }
-    Some(args)
+    Some(exprs)
 }
 
 /// syn's `paren_or_tuple`: `()`, `(a)`, `(a,)`, `(a, b)`.
 fn paren_or_tuple(group: &Group) -> Option<Expr> {
     let paren_token = syn::token::Paren { span: group.delim_span() };
-    let mut elems = terminated(group)?;
+    let mut elems = terminated(Tokens::of(group))?;
     if elems.len() == 1 && !elems.trailing_punct() {
         let expr = Box::new(elems.pop()?.into_value());
         return Some(Expr::Paren(syn::ExprParen { attrs: Vec::new(), paren_token, expr }));
@@ -318,7 +308,7 @@ fn paren_or_tuple(group: &Group) -> Option<Expr> {
 /// syn's `array_or_repeat` for an array (`[a; n]` is left to syn: `;` ends no expression here).
 fn array(group: &Group) -> Option<Expr> {
     let bracket_token = syn::token::Bracket { span: group.delim_span() };
-    let elems = terminated(group)?;
+    let elems = terminated(Tokens::of(group))?;
     Some(Expr::Array(syn::ExprArray { attrs: Vec::new(), bracket_token, elems }))
 }
 
@@ -407,7 +397,7 @@ mod tests {
     use super::*;
     use crate::rust::macro_body::same_as_syn;
 
-    fn read(body: &str) -> Option<Vec<Expr>> {
+    fn read(body: &str) -> Option<Punctuated<Expr, Token![,]>> {
         let tokens = TokenStream::from_str(body).unwrap();
         let exprs = parse(&tokens);
         if let Some(exprs) = &exprs {

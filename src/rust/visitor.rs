@@ -6,7 +6,6 @@
 
 use proc_macro2::TokenStream;
 use syn::parse::Parser;
-use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
 
 use crate::context::{Role, Sdk};
@@ -261,15 +260,14 @@ fn imported_sdks(file: &syn::File) -> Vec<Sdk> {
 }
 
 /// Whether the visitor reads this macro's body as code (then the ordinary hooks see what is in
-/// it); rules that scan other macro bodies token by token use this to avoid reporting twice.
-pub fn reads_macro_body(name: &str, tokens: &TokenStream) -> bool {
+/// it); rules that scan other macro bodies token by token use this to avoid reporting twice. The
+/// same cases as `visit_macro`, with the body it reads (`Cx::macro_body`, parsed once per file).
+pub fn reads_macro_body(cx: &Cx, m: &syn::Macro, name: &str) -> bool {
     name == "json"
         || matches!(name, "matches" | "assert_matches" | "debug_assert_matches")
-            && MatchesBody::parse.parse2(tokens.clone()).is_ok()
-        || name == "select" && SelectArms::parse.parse2(tokens.clone()).is_ok()
-        || super::simple_exprs::parse(tokens).is_some()
-        || Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(tokens.clone()).is_ok()
-        || syn::Block::parse_within.parse2(tokens.clone()).is_ok()
+            && MatchesBody::parse.parse2(m.tokens.clone()).is_ok()
+        || name == "select" && SelectArms::parse.parse2(m.tokens.clone()).is_ok()
+        || cx.macro_body(m).is_some()
 }
 
 /// The body of `matches!`: `value, pattern (if guard)? (, message args)*`.
