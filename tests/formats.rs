@@ -464,9 +464,11 @@ fn github_columns_only_on_one_line() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "caps.json", "{\"capabilities\": {\"roots\": {\"listChanged\":\n  true}}}\n");
     let findings = json_findings(dir.path(), &["caps.json"]);
-    assert_ne!(line_col(&findings[0], "start").0, line_col(&findings[0], "end").0, "a range over two lines");
+    let flag = findings.iter().find(|f| f["rule"] == "roots-list-changed").unwrap();
+    assert_ne!(line_col(flag, "start").0, line_col(flag, "end").0, "a range over two lines");
     let (_, stdout, _) = check(dir.path(), &["--format", "github", "caps.json"]);
-    let c = &github_commands(&stdout)[0];
+    let commands = github_commands(&stdout);
+    let c = commands.iter().find(|c| c.properties["title"].contains("roots-list-changed")).unwrap();
     assert_eq!(c.properties["line"], "1");
     assert_eq!(c.properties["endLine"], "2");
     assert!(!c.properties.contains_key("col") && !c.properties.contains_key("endColumn"), "{c:?}");
@@ -606,7 +608,15 @@ fn cargo_json_fixes_are_machine_applicable_suggestions() {
     write(dir.path(), "caps.json", CAPS_WITH_LIST_CHANGED);
     let (_, stdout, _) = check(dir.path(), &["--format", "cargo-json", "caps.json"]);
     let messages = cargo_messages(&stdout);
-    let cargo::Message::CompilerMessage { message: d, .. } = &messages[0] else { panic!() };
+    let d = messages
+        .iter()
+        .find_map(|m| match m {
+            cargo::Message::CompilerMessage { message: d, .. } if d.children.iter().any(|c| !c.spans.is_empty()) => {
+                Some(d)
+            }
+            _ => None,
+        })
+        .expect("the flag's finding with its fix");
     let suggestions: Vec<&cargo::Span> =
         d.children.iter().flat_map(|c| &c.spans).filter(|s| s.suggested_replacement.is_some()).collect();
     assert!(!suggestions.is_empty());

@@ -4,7 +4,9 @@
 //!
 //! What fires, each from its own hook:
 //! - rmcp capability builders: `enable_roots*`, `enable_sampling*`, `enable_logging*`
-//!   (`method_call`), but not `enable_roots_list_changed` (that is `roots-list-changed`'s);
+//!   (`method_call`), but not `enable_roots_list_changed` (that is `roots-list-changed`'s; the
+//!   chain's `enable_roots()` is still reported here: the flag's removal and the roots
+//!   deprecation are two migrations);
 //! - capability struct literals: `ClientCapabilities { roots: Some(..), sampling: Some(..) }`,
 //!   `ServerCapabilities { logging: Some(..) }` (`struct_lit`);
 //! - client handler overrides that answer roots / sampling / log messages: rmcp's
@@ -18,9 +20,11 @@
 //! - `ContextInclusion::ThisServer` / `AllServers` in Rust (`expr_path`, and `struct_lit` for the
 //!   `include_context: Some(..)` field, with a fix).
 //!
-//! Deliberately left to other rules (one finding per place): `enable_roots_list_changed` and
-//! `"roots": {"listChanged": true}` (`roots-list-changed`: this rule stays silent on a roots
-//! declaration that also sets the flag), server-side `list_roots()` / `create_message(..)` calls
+//! A roots declaration that also sets `listChanged` gets this rule's finding on `roots` and
+//! `roots-list-changed`'s on the flag, as `"sampling"` beside it gets its own.
+//!
+//! Deliberately left to other rules (one finding per place): the `listChanged` flag and
+//! `enable_roots_list_changed` (`roots-list-changed`), server-side `list_roots()` / `create_message(..)` calls
 //! (`server-roots-request`, `server-initiated-request`), and `ServerHandler::set_level` overrides
 //! and clients' `set_level(SetLevelRequestParams ..)` calls: `logging/setLevel` was removed, which
 //! `removed-method` reports.
@@ -28,7 +32,6 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
-use proc_macro2::{TokenStream, TokenTree};
 use syn::Expr;
 
 use crate::context::{Impact, Role, Sdk};
@@ -178,9 +181,6 @@ const SSE_MESSAGE_SUFFIX: &str =
 /// What the rule remembers about a file.
 #[derive(Default)]
 struct State {
-    /// `enable_roots*()` calls whose chain also has `.enable_roots_list_changed()`: reported by
-    /// `roots-list-changed`, so not here.
-    silenced: HashSet<usize>,
     /// Capabilities already reported in this JSON file: a transcript repeats its declaration in
     /// every request's `_meta`, and one finding per file says it.
     json_caps: HashSet<&'static str>,
@@ -224,23 +224,7 @@ impl Rule for DeprecatedFeature {
     }
 
     fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall, name: &str) {
-        if name == "enable_roots_list_changed" {
-            // The chain's roots declaration is reported by `roots-list-changed`.
-            let mut link = &*call.receiver;
-            while let Expr::MethodCall(inner) = link {
-                if matches!(inner.method.to_string().as_str(), "enable_roots" | "enable_roots_with") {
-                    let start = cx.span_range(inner.method.span()).start;
-                    cx.state::<State>().silenced.insert(start);
-                }
-                link = &inner.receiver;
-            }
-            return;
-        }
         if let Some(feature) = builder_feature(name) {
-            let start = cx.span_range(call.method.span()).start;
-            if cx.state_ref::<State>().is_some_and(|s| s.silenced.contains(&start)) {
-                return;
-            }
             if !is_capability_chain(cx, call) {
                 return;
             }
@@ -291,9 +275,6 @@ impl Rule for DeprecatedFeature {
             if field.colon_token.is_none() || is_none(&field.expr) || is_type_name(&field.expr) {
                 // Shorthand `roots` (a variable, may be `None`) and `roots: None` declare nothing
                 // known; `logging: JsonObject` is a field list in a macro, not a value.
-                continue;
-            }
-            if feature == Feature::Roots && sets_list_changed(&field.expr) {
                 continue;
             }
             let range = cx.node_range(ident);
@@ -354,18 +335,8 @@ impl Rule for DeprecatedFeature {
 /// A member of a capabilities object: `"sampling": {}`.
 fn capability_member(cx: &mut Cx, m: &JsonMember) {
     let Some(feature) = Feature::from_key(&m.key) else { return };
-    match &m.value.kind {
-        JsonKind::Null | JsonKind::Bool(false) => return,
-        JsonKind::Object(inner)
-            if feature == Feature::Roots
-                && inner.iter().any(|f| {
-                    (f.key == "listChanged" || f.key == "list_changed") && f.value.as_bool() == Some(true)
-                }) =>
-        {
-            // `roots-list-changed` reports this declaration; its fix leaves `"roots": {}`.
-            return;
-        }
-        _ => {}
+    if matches!(m.value.kind, JsonKind::Null | JsonKind::Bool(false)) {
+        return;
     }
     if cx.origin == Origin::JsonFile && !cx.state::<State>().json_caps.insert(feature.name()) {
         return;
@@ -492,37 +463,6 @@ fn is_capability_chain(cx: &Cx, call: &syn::ExprMethodCall) -> bool {
     [Sdk::Rmcp, Sdk::Other].iter().any(|s| cx.uses_sdk(*s)) || cx.role() != Role::Unknown
 }
 
-/// Whether a `roots` field value also sets `list_changed` (to anything but `None` / `false`).
-fn sets_list_changed(expr: &Expr) -> bool {
-    let tokens = quote::ToTokens::to_token_stream(expr);
-    list_changed_on(tokens)
-}
-
-fn list_changed_on(tokens: TokenStream) -> bool {
-    let tts: Vec<TokenTree> = tokens.into_iter().collect();
-    for (i, tt) in tts.iter().enumerate() {
-        match tt {
-            TokenTree::Group(g) if list_changed_on(g.stream()) => return true,
-            TokenTree::Ident(id) if id == "list_changed" => {
-                if !matches!(tts.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':') {
-                    continue;
-                }
-                let value: Vec<String> = tts[i + 2..]
-                    .iter()
-                    .take_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
-                    .map(|t| t.to_string().replace(' ', ""))
-                    .collect();
-                let value = value.concat();
-                if !matches!(value.as_str(), "None" | "false" | "Some(false)" | "Option::None") {
-                    return true;
-                }
-            }
-            _ => {}
-        }
-    }
-    false
-}
-
 /// A single CamelCase path (`JsonObject`): a type in a struct-like macro body, never a value of
 /// an `Option` field.
 fn is_type_name(expr: &Expr) -> bool {
@@ -589,12 +529,12 @@ mod tests {
     }
 
     #[test]
-    fn roots_with_list_changed_is_left_to_roots_list_changed() {
+    fn roots_with_list_changed_is_deprecated_too() {
         let text = "use rmcp::model::*;\n\
                     fn caps() -> ClientCapabilities { ClientCapabilities::builder().enable_roots().enable_roots_list_changed().enable_sampling().build() }\n";
-        assert_eq!(spans("lib.rs", text), ["enable_sampling()"]);
+        assert_eq!(spans("lib.rs", text), ["enable_roots()", "enable_sampling()"]);
         let json = r#"{"capabilities": {"roots": {"listChanged": true}, "sampling": {}}}"#;
-        assert_eq!(spans("caps.json", json), ["\"sampling\""]);
+        assert_eq!(spans("caps.json", json), ["\"roots\"", "\"sampling\""]);
     }
 
     #[test]
@@ -613,7 +553,7 @@ mod tests {
                     fn d(roots: Option<RootsCapabilities>) -> ClientCapabilities { ClientCapabilities { roots, ..Default::default() } }\n\
                     fn e() -> ClientCapabilities { ClientCapabilities { roots: Some(RootsCapabilities { list_changed: Some(true) }), ..Default::default() } }\n\
                     builder! { ServerCapabilities { logging: JsonObject, tools: ToolsCapability } }\n";
-        assert_eq!(spans("lib.rs", text), ["sampling"]);
+        assert_eq!(spans("lib.rs", text), ["sampling", "roots"]);
     }
 
     #[test]
