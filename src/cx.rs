@@ -1,5 +1,6 @@
 //! `Cx`: what a rule sees of the file being checked, and the one way it reports a finding.
 
+use crate::rust::test_code::TestCode;
 use std::any::{Any, TypeId};
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -42,6 +43,8 @@ pub struct Cx<'a> {
     pub base: usize,
     /// SDKs the file imports (`use rmcp::…`), which can be more precise than the crate's.
     pub file_sdks: Vec<Sdk>,
+    /// The file's test code (see `rust::test_code`), found before the rules run.
+    pub test_code: TestCode,
     pub(crate) diagnostics: Vec<Diagnostic>,
     /// Per-file state of rules (see `state`), dropped with the file.
     states: HashMap<TypeId, Box<dyn Any>>,
@@ -60,11 +63,17 @@ impl<'a> Cx<'a> {
             origin,
             base: 0,
             file_sdks: Vec::new(),
+            test_code: TestCode::default(),
             diagnostics: Vec::new(),
             states: HashMap::new(),
             macro_bodies: MacroBodies::default(),
             json_bodies: RefCell::default(),
         }
+    }
+
+    /// Whether Rust code at `range` is test code (never true in a JSON file).
+    pub fn in_test_code(&self, range: &Range<usize>) -> bool {
+        self.origin == Origin::Rust && self.test_code.contains(range)
     }
 
     /// A macro's body read as code (see `rust::macro_body`), parsed once per file.

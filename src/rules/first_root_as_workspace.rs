@@ -35,7 +35,7 @@ use crate::context::{Impact, Role};
 use crate::cx::{Cx, Origin};
 use crate::rules::{FnRef, Rule, RuleMeta};
 use crate::rust::macro_body::MacroBody;
-use crate::rust::syntax::{fn_text, has_attr, method_call_range, mod_range, path_ends_with};
+use crate::rust::syntax::{fn_text, method_call_range, path_ends_with};
 
 pub struct FirstRootAsWorkspace;
 
@@ -98,13 +98,12 @@ impl Rule for FirstRootAsWorkspace {
     }
 }
 
-/// What the roots rules learn about a file before its functions are walked: its test modules,
-/// and the fields of `self` that hold roots (`*self.folders.write().await = listed.roots…`).
+/// What the roots rules learn about a file before its functions are walked: the fields of `self`
+/// that hold roots (`*self.folders.write().await = listed.roots…`).
 /// Computed once per file, by whichever of the roots rules runs first.
 #[derive(Default)]
 pub(crate) struct FileFacts {
     computed: bool,
-    tests: Vec<Range<usize>>,
     fields: Vec<(String, Elem)>,
 }
 
@@ -113,8 +112,6 @@ impl FileFacts {
         if cx.state_ref::<FileFacts>().is_some_and(|f| f.computed) {
             return;
         }
-        let mut tests = Vec::new();
-        collect_test_mods(cx, &file.items, &mut tests);
         let mut fields = Vec::new();
         if file_mentions(cx, &[]) {
             let mut sink = FieldWrites(&mut fields, cx);
@@ -126,16 +123,7 @@ impl FileFacts {
                 }
             });
         }
-        *cx.state::<FileFacts>() = FileFacts { computed: true, tests, fields };
-    }
-
-    /// Whether a range lies in a test module; `range` is only computed when the file has one.
-    fn in_tests(&self, range: impl FnOnce() -> Range<usize>) -> bool {
-        if self.tests.is_empty() {
-            return false;
-        }
-        let r = range();
-        self.tests.iter().any(|t| t.start <= r.start && r.end <= t.end)
+        *cx.state::<FileFacts>() = FileFacts { computed: true, fields };
     }
 }
 
@@ -228,7 +216,8 @@ pub(crate) fn applies(cx: &mut Cx, f: &FnRef, extra: &'static [&'static str]) ->
     if cx.origin != Origin::Rust || cx.role() == Role::Client {
         return false;
     }
-    if has_attr(f.attrs, "test") || cx.state_ref::<FileFacts>().is_some_and(|t| t.in_tests(|| cx.block_range(f.body))) {
+    // The body's range is only worked out when the file has test code.
+    if !cx.test_code.is_empty() && cx.in_test_code(&cx.block_range(f.body)) {
         return false;
     }
     file_mentions(cx, extra)
@@ -289,32 +278,6 @@ pub(crate) fn may_hold_roots(text: Option<&str>, fields: &[(String, Elem)]) -> b
 /// The fields of `self` the file fills with roots.
 pub(crate) fn root_fields(cx: &Cx) -> Vec<(String, Elem)> {
     cx.state_ref::<FileFacts>().map(|f| f.fields.clone()).unwrap_or_default()
-}
-
-/// Byte ranges of `#[cfg(test)]` modules: code that checks results, not code that serves.
-fn collect_test_mods(cx: &Cx, items: &[syn::Item], out: &mut Vec<Range<usize>>) {
-    for item in items {
-        if let syn::Item::Mod(m) = item
-            && let Some((_, items)) = &m.content
-        {
-            let cfg_test = m.attrs.iter().any(|a| {
-                a.path().is_ident("cfg") && a.meta.require_list().is_ok_and(|l| tokens_have_ident(&l.tokens, "test"))
-            });
-            if cfg_test {
-                out.push(mod_range(cx, m));
-            } else {
-                collect_test_mods(cx, items, out);
-            }
-        }
-    }
-}
-
-fn tokens_have_ident(tokens: &TokenStream, name: &str) -> bool {
-    tokens.clone().into_iter().any(|t| match t {
-        TokenTree::Ident(i) => i == name,
-        TokenTree::Group(g) => tokens_have_ident(&g.stream(), name),
-        _ => false,
-    })
 }
 
 /// Reports the first-element picks of a roots list.

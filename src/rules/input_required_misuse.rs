@@ -28,7 +28,7 @@ use crate::json::jsonrpc::{MessageKind, Sender, TranscriptMessage, is_input_requ
 use crate::json::{JsonKind, JsonNode, Step};
 use crate::rules::removed_method::is_mcp_method;
 use crate::rules::{FnRef, Rule, RuleMeta};
-use crate::rust::syntax::{last_ident, mod_range, path_ends_with, str_value};
+use crate::rust::syntax::{last_ident, path_ends_with, str_value};
 
 pub struct InputRequiredMisuse;
 
@@ -68,14 +68,10 @@ const HELP_WRONG_METHOD: &str = "answer this request completely (or with an erro
      client capability is missing); only `tools/call`, `prompts/get` and `resources/read` may ask for input";
 
 /// Ranges of the function bodies seen so far, to look around a `json!` result for members added
-/// after it was built; and ranges of test code (`#[test]` functions, `#[cfg(test)]` modules), where
-/// malformed results are built on purpose.
+/// after it was built.
 #[derive(Default)]
 struct FnBodies {
     bodies: Vec<Range<usize>>,
-    tests: Vec<Range<usize>>,
-    /// The whole file is test code (under a `tests/` folder).
-    test_file: bool,
 }
 
 impl Rule for InputRequiredMisuse {
@@ -83,26 +79,9 @@ impl Rule for InputRequiredMisuse {
         &META
     }
 
-    fn rust_file(&self, cx: &mut Cx, file: &syn::File) {
-        // A `tests/` folder of the crate (not one that happens to hold the whole checkout).
-        let path = cx.file.path.as_path();
-        let test_file = match cx.crate_ctx.manifest.as_deref().and_then(std::path::Path::parent) {
-            Some(root) => path.strip_prefix(root).unwrap_or(path).components().any(|c| c.as_os_str() == "tests"),
-            None => path.parent().and_then(|p| p.file_name()).is_some_and(|n| n == "tests"),
-        };
-        let mut tests = Vec::new();
-        test_modules(cx, &file.items, &mut tests);
-        *cx.state::<FnBodies>() = FnBodies { bodies: Vec::new(), tests, test_file };
-    }
-
     fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
         let body = cx.block_range(f.body);
-        let is_test = f.attrs.iter().any(|a| a.path().segments.last().is_some_and(|s| s.ident == "test"));
-        let state = cx.state::<FnBodies>();
-        state.bodies.push(body.clone());
-        if is_test {
-            state.tests.push(body.clone());
-        }
+        cx.state::<FnBodies>().bodies.push(body.clone());
         if in_test_code(cx, body.start) {
             return;
         }
@@ -250,25 +229,9 @@ fn added_later(cx: &Cx, node: &JsonNode) -> bool {
     })
 }
 
-/// Whether a position of the Rust file is test code.
+/// Whether a position of the Rust file is test code, where malformed results are built on purpose.
 fn in_test_code(cx: &Cx, at: usize) -> bool {
-    cx.state_ref::<FnBodies>().is_some_and(|s| s.test_file || s.tests.iter().any(|r| r.contains(&at)))
-}
-
-/// Ranges of `#[cfg(test)]` modules, at any depth.
-fn test_modules(cx: &Cx, items: &[syn::Item], out: &mut Vec<Range<usize>>) {
-    for item in items {
-        let syn::Item::Mod(m) = item else { continue };
-        let cfg_test = m.attrs.iter().any(|a| {
-            let meta = quote::ToTokens::to_token_stream(&a.meta).to_string();
-            a.path().is_ident("cfg") && meta.contains("test") && !meta.contains("not")
-        });
-        if cfg_test {
-            out.push(mod_range(cx, m));
-        } else if let Some((_, items)) = &m.content {
-            test_modules(cx, items, out);
-        }
-    }
+    cx.in_test_code(&(at..at))
 }
 
 /// One input request (`inputRequests[key]`): no JSON-RPC members, and one of the three methods.

@@ -31,8 +31,8 @@ use crate::context::{Era, Impact};
 use crate::cx::{Cx, Origin};
 use crate::diagnostic::{Applicability, Fix};
 use crate::json::{JsonKind, JsonNode, Step};
-use crate::rules::{FnRef, Rule, RuleMeta};
-use crate::rust::syntax::{fn_item_range, last_ident, mod_range, path_ends_with, str_value};
+use crate::rules::{Rule, RuleMeta};
+use crate::rust::syntax::{last_ident, path_ends_with, str_value};
 
 pub struct LegacyProtocolVersion;
 
@@ -93,57 +93,18 @@ const LEGACY_NAME_WORDS: &[&str] = &[
 struct State {
     /// A transcript repeats its `_meta` in every request: one finding per JSON file says it.
     meta_reported: bool,
-    /// Byte ranges of test code (`#[test]` functions, `#[cfg(test)]` modules): tests send old
-    /// versions on purpose, to check that they are rejected.
-    tests: Vec<Range<usize>>,
 }
 
-/// Whether Rust code at `range` is test code: in a `tests/` or `benches/` folder, a `#[test]`
-/// function or a `#[cfg(test)]` module.
+/// Whether Rust code at `range` is test code: tests send old versions on purpose, to check that
+/// they are rejected.
 fn in_test_code(cx: &Cx, range: &Range<usize>) -> bool {
-    if cx.origin != Origin::Rust {
-        return false;
-    }
-    if cx.file.path.components().any(|c| matches!(c.as_os_str().to_str(), Some("tests" | "benches"))) {
-        return true;
-    }
-    cx.state_ref::<State>().is_some_and(|s| s.tests.iter().any(|t| t.start <= range.start && range.end <= t.end))
+    cx.in_test_code(range)
 }
 
 /// Whether a JSON file exercises version negotiation: a server in it answers `-32022`
 /// (UnsupportedProtocolVersion), so an old version in it is sent on purpose.
 fn negotiation_exercise(cx: &Cx) -> bool {
     cx.origin == Origin::JsonFile && cx.file.text.contains("-32022")
-}
-
-fn is_test_attr(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        let last = a.path().segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-        matches!(last.as_str(), "test" | "rstest" | "test_case")
-    })
-}
-
-fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        a.path().is_ident("cfg")
-            && matches!(&a.meta, syn::Meta::List(l) if crate::rust::syntax::tokens_mention(&l.tokens, "test"))
-    })
-}
-
-/// `#[cfg(test)]` modules and `#[test]` functions at any depth of modules.
-fn collect_tests(cx: &Cx, items: &[syn::Item], out: &mut Vec<Range<usize>>) {
-    for item in items {
-        match item {
-            syn::Item::Mod(m) if is_cfg_test(&m.attrs) => out.push(mod_range(cx, m)),
-            syn::Item::Mod(m) => {
-                if let Some((_, inner)) = &m.content {
-                    collect_tests(cx, inner, out);
-                }
-            }
-            syn::Item::Fn(f) if is_test_attr(&f.attrs) || is_cfg_test(&f.attrs) => out.push(fn_item_range(cx, f)),
-            _ => {}
-        }
-    }
 }
 
 /// Whether code and configs of this crate target 2026-07-28 alone (or nothing tells).
@@ -239,19 +200,8 @@ impl Rule for LegacyProtocolVersion {
     }
 
     fn rust_file(&self, cx: &mut Cx, file: &syn::File) {
-        let mut tests = Vec::new();
-        collect_tests(cx, &file.items, &mut tests);
-        cx.state::<State>().tests = tests;
         if targets_modern(cx) {
             consts(cx, &file.items);
-        }
-    }
-
-    fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
-        // Test methods in impls and functions nested in bodies (free ones were collected per file).
-        if is_test_attr(f.attrs) {
-            let range = cx.span_range(f.sig.fn_token.span).start..cx.block_range(f.body).end;
-            cx.state::<State>().tests.push(range);
         }
     }
 

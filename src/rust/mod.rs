@@ -5,4 +5,5 @@ pub mod macro_body;
 pub mod parse;
 pub mod simple_exprs;
 pub mod syntax;
+pub mod test_code;
 pub mod visitor;

@@ -28,6 +28,7 @@ impl<'c, 'a> RuleVisitor<'c, 'a> {
 
     pub fn run(&mut self, file: &syn::File) {
         self.cx.file_sdks = imported_sdks(file);
+        self.cx.test_code = crate::rust::test_code::TestCode::of(self.cx, file);
         for rule in self.rules {
             rule.rust_file(self.cx, file);
         }
@@ -40,6 +41,13 @@ impl<'c, 'a> RuleVisitor<'c, 'a> {
             self.cx.scope_role = Role::Server;
         } else if sig_mentions(sig, &["RoleClient"]) {
             self.cx.scope_role = Role::Client;
+        }
+        if crate::rust::test_code::is_test_attr(attrs) {
+            // Item-level tests were found before the pass; this adds tests nested in bodies.
+            let range = self.cx.node_range(sig).start..self.cx.block_range(body).end;
+            if !self.cx.test_code.contains(&range) {
+                self.cx.test_code.ranges.push(range);
+            }
         }
         let f = FnRef { attrs, sig, body, impl_trait: self.impl_trait.clone() };
         for rule in self.rules {
