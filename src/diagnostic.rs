@@ -99,6 +99,12 @@ impl Diagnostic {
         self.fix = Some(fix);
         self
     }
+
+    /// A fix the rule may or may not have for this place.
+    pub fn fix_opt(&mut self, fix: Option<Fix>) -> &mut Self {
+        self.fix = fix;
+        self
+    }
 }
 
 /// Something the run wants a user to know that is not a finding: a skipped file, an unreadable

@@ -24,7 +24,8 @@ fn write(dir: &Path, name: &str, text: impl AsRef<[u8]>) -> PathBuf {
 }
 
 /// A client capability file with one `roots-list-changed` finding: it proves the run went on.
-const WITNESS: &str = "{\"clientCapabilities\": {\"roots\": {\"listChanged\": true}}}\n";
+/// A file with exactly one finding, whose presence shows the run went on past the hostile input.
+const WITNESS: &str = "{\"jsonrpc\": \"2.0\", \"method\": \"notifications/roots/list_changed\"}\n";
 
 fn with_witness() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -202,7 +203,7 @@ fn crlf_and_bom_keep_spans_exact() {
     for (name, text, primary) in
         [("caps.rs", rust, "enable_roots_list_changed()"), ("caps.json", json, "\"listChanged\": true")]
     {
-        let f = by_path(&all, name);
+        let f: Vec<&Value> = by_path(&all, name).into_iter().filter(|f| f["rule"] == "roots-list-changed").collect();
         assert_eq!(f.len(), 1, "{name}: {all:#?}");
         let r = byte_range(f[0]);
         assert_eq!(&text[r.clone()], primary, "{name}");
@@ -286,7 +287,7 @@ fn json_duplicate_keys_and_huge_numbers() {
     let out = mcp_lint().current_dir(dir.path()).args(["check", "--format", "json", "."]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let all = findings(&out);
-    let d = by_path(&all, "dup.json");
+    let d: Vec<&Value> = by_path(&all, "dup.json").into_iter().filter(|f| f["rule"] != "deprecated-feature").collect();
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(d[0]["rule"], "roots-list-changed");
     let second = dup.rfind("\"listChanged\"").unwrap();

@@ -222,6 +222,9 @@ fn file_uri(path: &Path) -> String {
 fn client_crate() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("Cargo.toml"), MANIFEST).unwrap();
+    // A client of 2026-07-28 alone: there dropping `listChanged` is a safe fix (for rmcp 2's
+    // older revisions alone it would be unsafe).
+    std::fs::write(dir.path().join("mcp-lint.toml"), "era = \"2026-07-28\"\n").unwrap();
     std::fs::create_dir(dir.path().join("src")).unwrap();
     let file = dir.path().join("src/client.rs");
     std::fs::write(&file, CLIENT).unwrap();

@@ -15,7 +15,7 @@
 
 use std::ops::Range;
 
-use crate::context::Impact;
+use crate::context::{Era, Impact};
 use crate::cx::Cx;
 use crate::diagnostic::{Applicability, Edit, Fix};
 use crate::json::{JsonKind, JsonNode, Step};
@@ -69,6 +69,7 @@ impl Rule for RootsListChanged {
             "enable_roots_list_changed" if call.args.is_empty() => {
                 let range = method_call_range(cx, call);
                 let delete = builder_link_range(cx, call);
+                let fix = flag_fix(cx, &range, "remove `.enable_roots_list_changed()`", vec![Edit::delete(delete)]);
                 cx.report(
                     &META,
                     range,
@@ -76,11 +77,7 @@ impl Rule for RootsListChanged {
                     "declares a removed capability flag",
                 )
                 .help("drop the call: the 2026-07-28 roots capability is `{}` (keep `.enable_roots()` while you still serve roots)")
-                .fix(Fix {
-                    title: "remove `.enable_roots_list_changed()`".into(),
-                    applicability: Applicability::Safe,
-                    edits: vec![Edit::delete(delete)],
-                });
+                .fix_opt(fix);
             }
             "notify_roots_list_changed" | "send_roots_list_changed" => {
                 let range = method_call_range(cx, call);
@@ -126,23 +123,24 @@ impl Rule for RootsListChanged {
             let value = cx.node_range(&field.expr);
             let message =
                 format!("`list_changed` on `{ty}` declares `roots.listChanged`, which was removed in MCP 2026-07-28");
+            let fix = match (declared, field.colon_token.is_some()) {
+                (Declared::Some, true) => {
+                    flag_fix(cx, &range, "set `list_changed` to `None`", vec![Edit::replace(value, "None")])
+                }
+                (Declared::True, true) => {
+                    flag_fix(cx, &range, "set `list_changed` to `false`", vec![Edit::replace(value, "false")])
+                }
+                _ => None,
+            };
             let d = cx.report(&META, range, message, "declares a removed capability flag");
             // `Some(..)` → `None` keeps an `Option<bool>` field's type; a bare `true` → `false` keeps a
             // `bool` field's (pmcp, fastmcp). Anything else (a variable, shorthand) is left to a person.
             match (declared, field.colon_token.is_some()) {
                 (Declared::Some, true) => {
-                    d.help("set it to `None`: the 2026-07-28 roots capability is `{}`").fix(Fix {
-                        title: "set `list_changed` to `None`".into(),
-                        applicability: Applicability::Safe,
-                        edits: vec![Edit::replace(value, "None")],
-                    });
+                    d.help("set it to `None`: the 2026-07-28 roots capability is `{}`").fix_opt(fix);
                 }
                 (Declared::True, true) => {
-                    d.help("set it to `false`: the 2026-07-28 roots capability is `{}`").fix(Fix {
-                        title: "set `list_changed` to `false`".into(),
-                        applicability: Applicability::Safe,
-                        edits: vec![Edit::replace(value, "false")],
-                    });
+                    d.help("set it to `false`: the 2026-07-28 roots capability is `{}`").fix_opt(fix);
                 }
                 _ => {
                     d.help("stop setting it (`None` or `false`): the 2026-07-28 roots capability is `{}`");
@@ -170,20 +168,16 @@ impl Rule for RootsListChanged {
                 for (i, m) in members.iter().enumerate() {
                     if (m.key == "listChanged" || m.key == "list_changed") && m.value.as_bool() == Some(true) {
                         let edits = crate::json::edit::delete_member(cx.file.text.as_str(), node, members, i);
-                        let finding = cx.report(
+                        let title = format!("remove `{}` from the roots capability", m.key);
+                        let fix = if edits.is_empty() { None } else { flag_fix(cx, &m.range, &title, edits) };
+                        cx.report(
                             &META,
                             m.range.clone(),
                             format!("`roots.{}` was removed in MCP 2026-07-28: the roots capability is now `{{}}`", m.key),
                             "removed capability flag",
                         )
-                        .help("remove the member: clients declare roots as `\"roots\": {}` and no longer send `notifications/roots/list_changed`");
-                        if !edits.is_empty() {
-                            finding.fix(Fix {
-                                title: format!("remove `{}` from the roots capability", m.key),
-                                applicability: Applicability::Safe,
-                                edits,
-                            });
-                        }
+                        .help("remove the member: clients declare roots as `\"roots\": {}` and no longer send `notifications/roots/list_changed`")
+                        .fix_opt(fix);
                     }
                 }
             }
@@ -237,6 +231,37 @@ impl RootsListChanged {
              when they need them (a `roots/list` input request of an `InputRequiredResult`)",
         );
     }
+}
+
+/// The fix that drops the flag, as safe as the crate's
+/// revisions make it: Safe where the crate targets 2026-07-28 alone (or nothing tells), Unsafe
+/// where it still serves older revisions, whose peers would no longer be told that root changes
+/// are announced; none in test code, which asserts what the code declares.
+fn flag_fix(cx: &Cx, range: &Range<usize>, title: &str, edits: Vec<Edit>) -> Option<Fix> {
+    if cx.in_test_code(range) {
+        return None;
+    }
+    let era = &cx.crate_ctx.era;
+    let (applicability, title) = match era.era {
+        Era::Modern | Era::Unknown => (Applicability::Safe, title.to_owned()),
+        Era::Dual => (
+            Applicability::Unsafe,
+            format!(
+                "{title} (unsafe: this crate also serves revisions before 2026-07-28, {}, whose peers are \
+                 then no longer told that root changes are announced)",
+                era.reason
+            ),
+        ),
+        Era::Legacy => (
+            Applicability::Unsafe,
+            format!(
+                "{title} (unsafe: this crate serves only revisions before 2026-07-28, {}, where `listChanged` \
+                 still tells peers that root changes are announced)",
+                era.reason
+            ),
+        ),
+    };
+    Some(Fix { title, applicability, edits })
 }
 
 fn report_wire(cx: &mut Cx, range: Range<usize>, value: &str) {
@@ -320,10 +345,13 @@ fn builder_link_range(cx: &Cx, call: &syn::ExprMethodCall) -> Range<usize> {
 mod tests {
     use std::path::Path;
 
-    use crate::diagnostic::Diagnostic;
-    use crate::engine::check_text;
+    use crate::context::{CrateContext, Era, EraDecision, Role};
+    use crate::diagnostic::{Applicability, Diagnostic};
+    use crate::engine::{check_file, check_text};
     use crate::json::parse::parse_json_file;
+    use crate::rules;
     use crate::source::FileKind;
+    use crate::source::SourceFile;
 
     fn findings(name: &str, text: &str) -> Vec<Diagnostic> {
         check_text(Path::new(name), text.to_owned()).into_iter().filter(|d| d.rule == "roots-list-changed").collect()
@@ -338,6 +366,54 @@ mod tests {
             out.replace_range(e.byte_range, &e.replacement);
         }
         out
+    }
+
+    /// The applicability of each fix of this rule's findings, in a crate of the given era.
+    fn applicabilities(era: Era, name: &str, text: &str) -> Vec<Option<(Applicability, String)>> {
+        let file = SourceFile::new(name.into(), name.into(), text.to_owned());
+        let krate =
+            CrateContext { era: EraDecision { era, reason: "rmcp 3.11 serves both".into() }, ..Default::default() };
+        check_file(&file, &krate, rules::ALL, Role::Unknown)
+            .into_iter()
+            .filter(|d| d.rule == "roots-list-changed")
+            .map(|d| d.fix.map(|f| (f.applicability, f.title)))
+            .collect()
+    }
+
+    #[test]
+    fn dropping_the_flag_is_safe_only_for_a_crate_of_2026_07_28_alone() {
+        let rust = "use rmcp::model::*;\n\
+                    fn caps() -> ClientCapabilities { ClientCapabilities::builder().enable_roots().enable_roots_list_changed().build() }\n\
+                    fn lit() -> RootsCapabilities { RootsCapabilities { list_changed: Some(true) } }\n";
+        let json = r#"{"capabilities": {"roots": {"listChanged": true}}}"#;
+        for (name, text) in [("lib.rs", rust), ("caps.json", json)] {
+            for era in [Era::Modern, Era::Unknown] {
+                let fixes = applicabilities(era, name, text);
+                assert!(!fixes.is_empty());
+                assert!(fixes.iter().all(|f| matches!(f, Some((Applicability::Safe, _)))), "{era:?} {name}: {fixes:?}");
+            }
+            for (era, says) in [(Era::Dual, "also serves revisions before"), (Era::Legacy, "only revisions before")] {
+                let fixes = applicabilities(era, name, text);
+                assert!(!fixes.is_empty());
+                for fix in &fixes {
+                    let Some((Applicability::Unsafe, title)) = fix else { panic!("{era:?} {name}: {fixes:?}") };
+                    assert!(title.contains(says) && title.contains("rmcp 3.11 serves both"), "{title}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn tests_that_assert_the_flag_get_no_fix() {
+        let text = "use rmcp::model::*;\n\
+                    #[cfg(test)]\n\
+                    mod tests {\n\
+                        #[test]\n\
+                        fn declares_list_changed() { let c = ClientCapabilities::builder().enable_roots().enable_roots_list_changed().build(); assert!(c.roots.is_some()); }\n\
+                    }\n\
+                    #[tokio::test]\n\
+                    async fn literal() { assert_eq!(RootsCapabilities { list_changed: Some(true) }.list_changed, Some(true)); }\n";
+        assert_eq!(applicabilities(Era::Modern, "lib.rs", text), [None, None]);
     }
 
     fn assert_rust_fix(before: &str, after: &str) {
