@@ -61,6 +61,13 @@ pub fn parse_json_file(text: &str, kind: FileKind) -> ParsedJson {
     out
 }
 
+/// Parses one JSON document that starts at byte `base` of a file (a string literal's contents).
+pub fn parse_json_at(doc: &str, base: usize) -> ParsedJson {
+    let mut out = ParsedJson::default();
+    parse_document(doc, base, &mut out);
+    out
+}
+
 /// Parses one document (`doc` starts at byte `base` of the file) into `out`.
 fn parse_document(doc: &str, base: usize, out: &mut ParsedJson) {
     // jsonc-parser recurses once per nesting level; refuse pathological input before calling it.

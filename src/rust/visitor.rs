@@ -56,6 +56,27 @@ impl<'c, 'a> RuleVisitor<'c, 'a> {
         saved
     }
 
+    /// A raw string literal holding a JSON-RPC message (`r#"{"jsonrpc":"2.0","method":…}"#`, as
+    /// tests post to HTTP servers) is read as JSON, like a `json!` body. Only raw strings: their
+    /// text is the value byte for byte, so every JSON range is a range of the file.
+    fn visit_json_literal(&mut self, l: &syn::LitStr) {
+        let range = self.cx.span_range(l.span());
+        let written = self.cx.text(range.clone());
+        if !written.starts_with('r') {
+            return;
+        }
+        let (Some(open), Some(close)) = (written.find('"'), written.rfind('"')) else { return };
+        if close <= open {
+            return;
+        }
+        let parsed = json::parse::parse_json_at(&written[open + 1..close], range.start + open + 1);
+        if parsed.errors.is_empty() {
+            for root in &parsed.roots {
+                self.visit_json(root);
+            }
+        }
+    }
+
     /// Offers every node of a JSON tree built from a `json!` body to the rules, then visits the
     /// Rust expressions interpolated into it.
     fn visit_json(&mut self, root: &JsonNode) {
@@ -190,6 +211,9 @@ impl<'ast> Visit<'ast> for RuleVisitor<'_, '_> {
         let value = self.cx.lit_str_value(l);
         for rule in self.rules {
             rule.lit_str(self.cx, l, &value);
+        }
+        if value.contains("\"jsonrpc\"") {
+            self.visit_json_literal(l);
         }
     }
 
