@@ -335,7 +335,10 @@ impl Rule for DeprecatedFeature {
 /// A member of a capabilities object: `"sampling": {}`.
 fn capability_member(cx: &mut Cx, m: &JsonMember) {
     let Some(feature) = Feature::from_key(&m.key) else { return };
-    if matches!(m.value.kind, JsonKind::Null | JsonKind::Bool(false)) {
+    // MCP declares a capability with an object (`"sampling": {}`), or in `json!` a Rust value. A
+    // `true`, `null` or string is some other format's summary (`"logging": true` in a server
+    // catalogue), not a declaration a peer reads.
+    if !matches!(m.value.kind, JsonKind::Object(_) | JsonKind::Expr(_)) {
         return;
     }
     if cx.origin == Origin::JsonFile && !cx.state::<State>().json_caps.insert(feature.name()) {
@@ -535,6 +538,14 @@ mod tests {
         assert_eq!(spans("lib.rs", text), ["enable_roots()", "enable_sampling()"]);
         let json = r#"{"capabilities": {"roots": {"listChanged": true}, "sampling": {}}}"#;
         assert_eq!(spans("caps.json", json), ["\"roots\"", "\"sampling\""]);
+    }
+
+    #[test]
+    fn capability_summaries_that_are_not_declarations_are_silent() {
+        let catalogue = r#"{"name": "everything", "capabilities": {"tools": true, "logging": true, "sampling": null}}"#;
+        assert!(spans("catalogue.json", catalogue).is_empty());
+        let declared = r#"{"capabilities": {"logging": {}}}"#;
+        assert_eq!(spans("caps.json", declared), ["\"logging\""]);
     }
 
     #[test]
