@@ -54,8 +54,18 @@ pub(crate) fn parser_text(text: &str) -> (usize, std::borrow::Cow<'_, str>) {
 /// Failure ranges are offsets into `body`; an error at the end of the input is placed just after
 /// its last token.
 pub(crate) fn parse_as<T>(body: &str, parser: impl syn::parse::Parser<Output = T>) -> Result<T, ParseFailure> {
-    let tokens = TokenStream::from_str(body)
-        .map_err(|e| ParseFailure { range: e.span().byte_range(), message: format!("cannot lex: {e}") })?;
+    let tokens = TokenStream::from_str(body).map_err(|e| {
+        let range = e.span().byte_range();
+        // proc-macro2 says only "cannot parse string into token stream"; at a bracket, say which.
+        let message = match body.as_bytes().get(range.start) {
+            Some(&c @ (b'(' | b'[' | b'{')) if range.is_empty() => {
+                format!("cannot lex: `{}` is never closed", c as char)
+            }
+            Some(&c @ (b')' | b']' | b'}')) => format!("cannot lex: unexpected closing `{}`", c as char),
+            _ => format!("cannot lex: {e}"),
+        };
+        ParseFailure { range, message }
+    })?;
     // Walking the tokens copies them; the byte scan settles almost every file without that.
     let shallow = scanned_depth(body).is_some_and(|depth| depth <= MAX_NESTING);
     if let Some(range) = if shallow { None } else { too_deep(&tokens) } {
