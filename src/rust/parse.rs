@@ -62,6 +62,10 @@ pub(crate) fn parse_as<T>(body: &str, parser: impl syn::parse::Parser<Output = T
                 format!("cannot lex: `{}` is never closed", c as char)
             }
             Some(&c @ (b')' | b']' | b'}')) => format!("cannot lex: unexpected closing `{}`", c as char),
+            _ if opens_string(&body[range.start..]) => "cannot lex: this string is never closed".to_owned(),
+            Some(b'/') if body[range.start..].starts_with("/*") => {
+                "cannot lex: this comment is never closed".to_owned()
+            }
             _ => format!("cannot lex: {e}"),
         };
         ParseFailure { range, message }
@@ -85,6 +89,13 @@ pub(crate) fn parse_as<T>(body: &str, parser: impl syn::parse::Parser<Output = T
         };
         ParseFailure { range, message: e.to_string() }
     })
+}
+
+/// Whether `text` starts with a string literal's opening: `"`, `b"`, `c"`, `r#"`, `br"`, `cr##"`….
+fn opens_string(text: &str) -> bool {
+    let rest = text.strip_prefix(['b', 'c']).unwrap_or(text);
+    let rest = rest.strip_prefix('r').map_or(rest, |raw| raw.trim_start_matches('#'));
+    rest.starts_with('"')
 }
 
 /// The deepest nesting of `()`, `[]` and `{}` in Rust source that lexed, from one pass over the
