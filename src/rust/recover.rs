@@ -29,6 +29,10 @@ pub struct Recovered {
 /// the member that breaks it; deeper, the whole container is the broken piece.
 const MAX_CONTAINER_DEPTH: usize = 8;
 
+/// More broken pieces than this, and the file is not Rust being edited but something else: it is
+/// one `parse-error` as a whole, and recovery stops early (hostile input stays cheap).
+const MAX_BROKEN: usize = 64;
+
 /// How many times the blanked file may still fail to parse (pieces that parse alone but not
 /// together) before the file is given up on as a whole.
 const MAX_ATTEMPTS: usize = 4;
@@ -77,6 +81,9 @@ fn recover(body: &str) -> Option<(syn::File, Vec<Broken>)> {
     let mut broken = Vec::new();
     for piece in &pieces {
         check_piece(body, piece.clone(), Level::Items, Some(0), 0, &mut broken);
+        if broken.len() > MAX_BROKEN {
+            return None;
+        }
     }
     for _ in 0..MAX_ATTEMPTS {
         let blanked = blank(body, 0, broken.iter().map(|b| b.blank.clone()))?;
@@ -127,6 +134,10 @@ fn check_piece(
         let mut inside = Vec::new();
         for member in split(body, members, inner_column) {
             check_piece(body, member, inner, inner_column, depth_inside, &mut inside);
+            if broken.len() + inside.len() > MAX_BROKEN {
+                broken.extend(inside);
+                return;
+            }
         }
         if !inside.is_empty()
             && let Some(rest) = blank(&body[range.clone()], range.start, inside.iter().map(|b| b.blank.clone()))
@@ -142,6 +153,9 @@ fn check_piece(
         if pieces.len() > 1 {
             for piece in pieces {
                 check_piece(body, piece, level, None, depth, broken);
+                if broken.len() > MAX_BROKEN {
+                    return;
+                }
             }
             return;
         }
@@ -600,6 +614,18 @@ mod tests {
             .map(|i| &text[super::super::parse::file_range(syn::spanned::Spanned::span(i), parsed.base)])
             .collect();
         assert_eq!(spans, ["fn a() {}", "fn c() { let s = \"é\"; }"]);
+        proc_macro2::extra::invalidate_current_thread_spans();
+    }
+
+    #[test]
+    fn a_file_of_broken_items_is_one_parse_error() {
+        let text = "fn a() {}\n".to_owned() + &"fn b(\n".repeat(MAX_BROKEN + 1);
+        let recovered = parse_rust_recovering(&text);
+        assert!(recovered.parsed.is_none());
+        assert_eq!(recovered.failures.len(), 1);
+        proc_macro2::extra::invalidate_current_thread_spans();
+        let text = "impl S {\n".to_owned() + &"    fn b(\n".repeat(MAX_BROKEN + 1) + "}\n";
+        assert_eq!(parse_rust_recovering(&text).failures.len(), 1);
         proc_macro2::extra::invalidate_current_thread_spans();
     }
 
