@@ -120,7 +120,7 @@ pub fn shown_path(path: &Path) -> String {
 }
 
 /// Names a configuration may use: every rule, and `unused-suppression`. (`parse-error` cannot be
-/// turned off: a file that does not parse is never checked.)
+/// turned off: a syntax error always shows, as the item it is in goes unchecked.)
 pub fn configurable_rule(name: &str) -> Option<&'static str> {
     rules::ALL.iter().map(|r| r.meta().name).chain([rules::UNUSED_SUPPRESSION.name]).find(|n| *n == name)
 }

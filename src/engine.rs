@@ -16,7 +16,7 @@ use crate::discover::{Discovered, discover_each, io_reason};
 use crate::json::{self, jsonrpc};
 use crate::prefilter::{Prefilter, Scan};
 use crate::rules::{self, Rule};
-use crate::rust::parse::parse_rust;
+use crate::rust::recover::parse_rust_recovering;
 use crate::rust::visitor::RuleVisitor;
 use crate::source::{FileKind, SourceFile};
 use crate::suppress::{self, Extents, Suppressions};
@@ -445,6 +445,12 @@ fn parse_error(range: std::ops::Range<usize>, message: String) -> Diagnostic {
     }
 }
 
+/// A Rust syntax error: only the item (or `impl` member) it is in goes unchecked.
+fn rust_parse_error(range: std::ops::Range<usize>, message: String) -> Diagnostic {
+    let help = "fix the syntax error; until then mcp-lint skips the item it is in and checks the rest of the file";
+    Diagnostic { help: Some(help.into()), ..parse_error(range, message) }
+}
+
 fn check_rust(
     file: &SourceFile,
     crate_ctx: &CrateContext,
@@ -452,22 +458,23 @@ fn check_rust(
     role: crate::context::Role,
     anchors: &[usize],
 ) -> (Vec<Diagnostic>, Extents) {
-    let parsed = parse_rust(&file.text);
-    let result = match parsed {
-        Err(failure) => (vec![parse_error(failure.range, failure.message)], Extents::new()),
-        Ok(parsed) => {
-            let mut cx = Cx::new(file, crate_ctx, Origin::Rust);
-            cx.base = parsed.base;
-            cx.file_role = role;
-            RuleVisitor::new(&mut cx, rules).run(&parsed.file);
-            // What own-line suppressions cover, from the same tree (no second parse).
-            let extents = suppress::rust_extents(&parsed.file, parsed.base, anchors);
-            (std::mem::take(&mut cx.diagnostics), extents)
-        }
-    };
+    // A file with a syntax error keeps the findings of the items that parse (`recover`).
+    let recovered = parse_rust_recovering(&file.text);
+    let mut diagnostics: Vec<Diagnostic> =
+        recovered.failures.into_iter().map(|f| rust_parse_error(f.range, f.message)).collect();
+    let mut extents = Extents::new();
+    if let Some(parsed) = recovered.parsed {
+        let mut cx = Cx::new(file, crate_ctx, Origin::Rust);
+        cx.base = parsed.base;
+        cx.file_role = role;
+        RuleVisitor::new(&mut cx, rules).run(&parsed.file);
+        // What own-line suppressions cover, from the same tree (no second parse).
+        extents = suppress::rust_extents(&parsed.file, parsed.base, anchors);
+        diagnostics.append(&mut cx.diagnostics);
+    }
     // Spans live in a thread-local map that only grows; this file's are no longer needed.
     proc_macro2::extra::invalidate_current_thread_spans();
-    result
+    (diagnostics, extents)
 }
 
 fn check_json(

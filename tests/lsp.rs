@@ -408,6 +408,82 @@ fn fix_all_applies_every_safe_fix_of_the_document() {
     assert_eq!(client.shutdown_and_exit().code(), Some(0));
 }
 
+/// A method typed into an rmcp server's `impl ServerHandler`, one character per `didChange`, with
+/// no brackets or quotes closed ahead (a plain editor): after every change, each finding outside
+/// the method being typed is still published, same rule, moved with the text.
+#[test]
+fn typing_a_method_never_drops_the_findings_around_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = MANIFEST.replace("\"client\"", "\"server\"");
+    std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/rust/removed-method/rmcp_legacy_server.rs");
+    let original = std::fs::read_to_string(fixture).unwrap();
+    let file = dir.path().join("src/server.rs");
+    std::fs::write(&file, &original).unwrap();
+    let uri = file_uri(&file);
+    let mut client = Client::start(dir.path());
+    client.initialize(&["utf-16"]);
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "rust", "version": 1, "text": original}}),
+    );
+    // Each finding as (rule, byte range) in `text`.
+    let findings = |text: &str, published: &Value| -> Vec<(String, usize, usize)> {
+        let all = published["diagnostics"].as_array().unwrap().iter();
+        all.map(|d| {
+            let range = (utf16_offset(text, &d["range"]["start"]), utf16_offset(text, &d["range"]["end"]));
+            (d["code"].as_str().unwrap().to_owned(), range.0, range.1)
+        })
+        .collect()
+    };
+    let before = findings(&original, &client.diagnostics(&uri));
+    assert!(before.len() >= 5 && before.iter().all(|f| f.0 == "removed-method"), "{before:?}");
+
+    // On the blank line before `on_initialized`.
+    let at = original.find("\n    async fn on_initialized").unwrap();
+    let method = "    /// Lists the client's roots.\n    #[tracing::instrument(skip(self, ctx))]\n    async fn roots_now(&self, ctx: RequestContext<RoleServer>) -> Result<(), ErrorData> {\n        let roots = ctx.peer.list_roots().await?;\n        tracing::info!(\"{} roots: {:?}\", roots.roots.len(), ['/', '{']);\n        Ok(())\n    }\n\n";
+    let mut text = original.clone();
+    let mut last = Vec::new();
+    for (n, c) in method.char_indices() {
+        let position = utf16_position(&text, at + n);
+        text.insert(at + n, c);
+        let version = n as i64 + 2;
+        client.notify(
+            "textDocument/didChange",
+            json!({
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"range": {"start": position, "end": position}, "text": c.to_string()}],
+            }),
+        );
+        // Asking for code actions publishes this version's findings at once: no typing pause.
+        client.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": {"start": position, "end": position},
+                   "context": {"diagnostics": []}}),
+        );
+        let published = client.wait_for("the diagnostics of this version", |m| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["version"] == version
+        });
+        last = findings(&text, &published["params"]);
+        let typed = n + c.len_utf8();
+        for (rule, start, end) in &before {
+            let moved =
+                if *start >= at { (rule.clone(), start + typed, end + typed) } else { (rule.clone(), *start, *end) };
+            assert!(last.contains(&moved), "after typing {:?}: {moved:?} is gone: {last:?}", &method[..typed]);
+        }
+        // A syntax error is reported in what is being typed, nowhere else.
+        for (rule, start, _) in &last {
+            let inside = (at..=at + typed).contains(start);
+            assert!(rule != "parse-error" || inside, "after typing {:?}: {last:?}", &method[..typed]);
+        }
+    }
+    // Typed out, the file parses again, and the new method has its own finding.
+    assert!(last.iter().all(|f| f.0 != "parse-error"), "{last:?}");
+    assert_eq!(last.len(), before.len() + 1, "{last:?}");
+    assert_eq!(client.shutdown_and_exit().code(), Some(0));
+}
+
 #[test]
 fn bad_messages_get_errors_and_the_server_goes_on() {
     let dir = tempfile::tempdir().unwrap();

@@ -54,7 +54,8 @@ pub struct FileFix {
     pub applied: Vec<(&'static str, String, Applicability)>,
     /// Findings left after fixing, with why each was left.
     pub remaining: Vec<(Diagnostic, String)>,
-    /// Set when the change was dropped because the result did not parse.
+    /// Set when the change was dropped because the result did not parse, or not made because the
+    /// file has a syntax error.
     pub dropped: Option<String>,
 }
 
@@ -103,8 +104,19 @@ pub fn fix_text_with(
             settings,
         )
     };
+    let (mut dropped, mut syntax_error) = (None, false);
     for _ in 0..MAX_PASSES {
         let last = check(&text);
+        // A file with a syntax error is still checked item by item, but not fixed: the result
+        // could not be shown to parse, so `fix` never writes a file that parses worse.
+        if let Some(error) = last.iter().find(|d| d.rule == crate::rules::PARSE_ERROR.name)
+            && last.iter().any(|d| d.fix.as_ref().is_some_and(|f| mode.applies(f)))
+        {
+            let line = text[..error.range.start].matches('\n').count() + 1;
+            syntax_error = true;
+            dropped = Some(format!("it does not parse (line {line}: {}); fix the syntax error first", error.message));
+            break;
+        }
         let mut taken: Vec<Range<usize>> = Vec::new();
         let mut edits: Vec<Edit> = Vec::new();
         for d in &last {
@@ -125,7 +137,6 @@ pub fn fix_text_with(
         }
         text = next;
     }
-    let mut dropped = None;
     if text != original
         && let Err(why) = still_parses(kind, &text)
     {
@@ -142,6 +153,7 @@ pub fn fix_text_with(
                     "unsafe fix: pass --unsafe-fixes to apply it"
                 }
                 Some(f) if f.applicability == Applicability::DisplayOnly => "suggestion only; needs a person",
+                Some(_) if syntax_error => "not fixed: the file has a syntax error",
                 Some(_) if dropped.is_some() => "its fix was dropped: the result did not parse",
                 Some(_) => "its fix did not converge within the pass limit",
             };

@@ -1,8 +1,10 @@
 //! Rust sources: parsing with exact spans (`parse`) and the one visitor pass that feeds rules
-//! (`visitor`), plus small helpers rules share for reading syntax (`syntax`).
+//! (`visitor`), plus small helpers rules share for reading syntax (`syntax`). A file with a
+//! syntax error is parsed item by item (`recover`), so the items that parse are still checked.
 
 pub mod macro_body;
 pub mod parse;
+pub mod recover;
 pub mod simple_exprs;
 pub mod syntax;
 pub mod test_code;

@@ -31,115 +31,173 @@ pub fn file_range(span: proc_macro2::Span, base: usize) -> Range<usize> {
 /// Parses a whole file. The caller must call `proc_macro2::extra::invalidate_current_thread_spans`
 /// once it is done with the tree (spans live in a thread-local map that otherwise only grows).
 pub fn parse_rust(text: &str) -> Result<ParsedRust, ParseFailure> {
+    let (base, body) = parser_text(text);
+    let file = parse_as(&body, |input: syn::parse::ParseStream| input.parse::<syn::File>())
+        .map_err(|f| ParseFailure { range: f.range.start + base..f.range.end + base, message: f.message })?;
+    Ok(ParsedRust { file, base })
+}
+
+/// The text the parser reads: after a UTF-8 BOM (its length is the first value, `ParsedRust::base`),
+/// with a shebang line blanked out byte for byte (it is not Rust tokens) so offsets stay the same.
+pub(crate) fn parser_text(text: &str) -> (usize, std::borrow::Cow<'_, str>) {
     let base = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let body = &text[base..];
-    // A shebang line is not Rust tokens; blank it out byte for byte so offsets stay the same.
-    let blanked;
-    let body = if body.starts_with("#!") && !body[2..].trim_start().starts_with('[') {
+    if body.starts_with("#!") && !body[2..].trim_start().starts_with('[') {
         let end = body.find('\n').unwrap_or(body.len());
-        blanked = format!("{}{}", " ".repeat(end), &body[end..]);
-        blanked.as_str()
+        (base, format!("{}{}", " ".repeat(end), &body[end..]).into())
     } else {
-        body
-    };
-    let end_of_file = text.len()..text.len();
+        (base, body.into())
+    }
+}
+
+/// Lexes and parses `body` with `parser`, refusing nesting deeper than `MAX_NESTING` first.
+/// Failure ranges are offsets into `body`; an error at the end of the input is placed just after
+/// its last token.
+pub(crate) fn parse_as<T>(body: &str, parser: impl syn::parse::Parser<Output = T>) -> Result<T, ParseFailure> {
     let tokens = TokenStream::from_str(body).map_err(|e| {
-        let r = e.span().byte_range();
-        ParseFailure { range: r.start + base..r.end + base, message: format!("cannot lex: {e}") }
+        let range = e.span().byte_range();
+        // proc-macro2 says only "cannot parse string into token stream"; at a bracket, say which.
+        let message = match body.as_bytes().get(range.start) {
+            Some(&c @ (b'(' | b'[' | b'{')) if range.is_empty() => {
+                format!("cannot lex: `{}` is never closed", c as char)
+            }
+            Some(&c @ (b')' | b']' | b'}')) => format!("cannot lex: unexpected closing `{}`", c as char),
+            _ if opens_string(&body[range.start..]) => "cannot lex: this string is never closed".to_owned(),
+            Some(b'/') if body[range.start..].starts_with("/*") => {
+                "cannot lex: this comment is never closed".to_owned()
+            }
+            _ => format!("cannot lex: {e}"),
+        };
+        ParseFailure { range, message }
     })?;
     // Walking the tokens copies them; the byte scan settles almost every file without that.
     let shallow = scanned_depth(body).is_some_and(|depth| depth <= MAX_NESTING);
     if let Some(range) = if shallow { None } else { too_deep(&tokens) } {
         return Err(ParseFailure {
-            range: range.start + base..range.end + base,
+            range,
             message: format!("nested more than {MAX_NESTING} levels deep; not analysed"),
         });
     }
-    let file = syn::parse2::<syn::File>(tokens).map_err(|e| {
+    parser.parse2(tokens).map_err(|e| {
         let r = e.span().byte_range();
         // An error at "the end of input" has no location of its own.
-        let range = if r == (0..0) && !body.is_empty() { end_of_file } else { r.start + base..r.end + base };
+        let range = if r == (0..0) && !body.trim().is_empty() {
+            let end = body.trim_end().len();
+            end..end
+        } else {
+            r
+        };
         ParseFailure { range, message: e.to_string() }
-    })?;
-    Ok(ParsedRust { file, base })
+    })
+}
+
+/// Whether `text` starts with a string literal's opening: `"`, `b"`, `c"`, `r#"`, `br"`, `cr##"`….
+fn opens_string(text: &str) -> bool {
+    let rest = text.strip_prefix(['b', 'c']).unwrap_or(text);
+    let rest = rest.strip_prefix('r').map_or(rest, |raw| raw.trim_start_matches('#'));
+    rest.starts_with('"')
 }
 
 /// The deepest nesting of `()`, `[]` and `{}` in Rust source that lexed, from one pass over the
 /// bytes that skips comments, strings and character literals, plus one for the group a doc
 /// comment becomes. Never less than the tokens' nesting; `None` when the brackets do not
 /// balance as counted (the scan misread something): the caller then walks the tokens.
-fn scanned_depth(text: &str) -> Option<usize> {
-    let b = text.as_bytes();
+pub(crate) fn scanned_depth(text: &str) -> Option<usize> {
     let (mut i, mut depth, mut max) = (0usize, 0usize, 0usize);
-    let mut specials = SpecialBytes::new(b);
+    let mut specials = SpecialBytes::new(text.as_bytes());
     loop {
         // Only brackets, `/`, quotes and apostrophes matter; everything between is skipped.
         i = specials.next(i);
-        let Some(&c) = b.get(i) else { break };
-        match c {
-            b'(' | b'[' | b'{' => {
+        if i >= text.len() {
+            break;
+        }
+        let (lexeme, next) = lexeme_at(text, i)?;
+        match lexeme {
+            Lexeme::Open => {
                 depth += 1;
                 max = max.max(depth);
-                i += 1;
             }
-            b')' | b']' | b'}' => {
-                depth = depth.checked_sub(1)?;
-                i += 1;
-            }
-            b'/' if b.get(i + 1) == Some(&b'/') => i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n),
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                let mut nested = 0usize;
-                loop {
-                    match (b.get(i), b.get(i + 1)) {
-                        (Some(b'/'), Some(b'*')) => (nested, i) = (nested + 1, i + 2),
-                        (Some(b'*'), Some(b'/')) => {
-                            (nested, i) = (nested - 1, i + 2);
-                            if nested == 0 {
-                                break;
-                            }
-                        }
-                        (Some(_), _) => i += 1,
-                        (None, _) => return None,
-                    }
-                }
-            }
-            b'"' => {
-                // A raw string (`r"…"`, `r#"…"#`, `br`, `cr`): the identifier just before the
-                // `#`s is exactly `r`, `br` or `cr`.
-                let hashes = b[..i].iter().rev().take_while(|&&c| c == b'#').count();
-                let word_end = i - hashes;
-                let word_len = b[..word_end].iter().rev().take_while(|&&c| BYTE_CLASS[usize::from(c)] == IDENT).count();
-                if matches!(&b[word_end - word_len..word_end], b"r" | b"br" | b"cr") {
-                    let mut close = Vec::with_capacity(hashes + 1);
-                    close.push(b'"');
-                    close.extend(std::iter::repeat_n(b'#', hashes));
-                    let from = i + 1;
-                    let at = memchr::memmem::find(&b[from..], &close)?;
-                    i = from + at + close.len();
-                } else {
-                    i = string_end(b, i + 1)?;
-                }
-            }
-            // A character literal (`'x'`, `'\n'`, `'\''`, `b'{'`) or a lifetime/label (`'a`).
-            b'\'' => {
-                if b.get(i + 1) == Some(&b'\\') {
-                    i = b.get(i + 3..)?.iter().position(|&c| c == b'\'').map(|n| i + 3 + n + 1)?;
-                } else {
-                    let c = text.get(i + 1..)?.chars().next()?;
-                    let after = i + 1 + c.len_utf8();
-                    i = if b.get(after) == Some(&b'\'') { after + 1 } else { i + 1 };
-                }
-            }
-            _ => i += 1,
+            Lexeme::Close => depth = depth.checked_sub(1)?,
+            Lexeme::Skipped => {}
         }
+        i = next;
     }
     // A doc comment is a `#[doc = "…"]` token group, one level below where it stands.
     (depth == 0).then_some(max + 1)
 }
 
+/// What the nesting scan finds at one of `SPECIAL_BYTES`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lexeme {
+    /// `(`, `[` or `{`.
+    Open,
+    /// `)`, `]` or `}`.
+    Close,
+    /// A comment, a string or character literal, a lifetime, or a lone `/`: nothing that nests.
+    Skipped,
+}
+
+/// The lexeme starting at the special byte `i` of `text` and the index just past it; `None` when
+/// it runs off the end (an unterminated string or block comment). Shared by `scanned_depth` and
+/// the recovering parser's item scan (`recover`), so both read comments and literals alike.
+#[inline]
+pub(crate) fn lexeme_at(text: &str, i: usize) -> Option<(Lexeme, usize)> {
+    let b = text.as_bytes();
+    let next = match b[i] {
+        b'(' | b'[' | b'{' => return Some((Lexeme::Open, i + 1)),
+        b')' | b']' | b'}' => return Some((Lexeme::Close, i + 1)),
+        b'/' if b.get(i + 1) == Some(&b'/') => memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n),
+        b'/' if b.get(i + 1) == Some(&b'*') => {
+            let (mut nested, mut i) = (0usize, i);
+            loop {
+                match (b.get(i), b.get(i + 1)) {
+                    (Some(b'/'), Some(b'*')) => (nested, i) = (nested + 1, i + 2),
+                    (Some(b'*'), Some(b'/')) => {
+                        (nested, i) = (nested - 1, i + 2);
+                        if nested == 0 {
+                            break i;
+                        }
+                    }
+                    (Some(_), _) => i += 1,
+                    (None, _) => return None,
+                }
+            }
+        }
+        b'"' => {
+            // A raw string (`r"…"`, `r#"…"#`, `br`, `cr`): the identifier just before the
+            // `#`s is exactly `r`, `br` or `cr`.
+            let hashes = b[..i].iter().rev().take_while(|&&c| c == b'#').count();
+            let word_end = i - hashes;
+            let word_len = b[..word_end].iter().rev().take_while(|&&c| BYTE_CLASS[usize::from(c)] == IDENT).count();
+            if matches!(&b[word_end - word_len..word_end], b"r" | b"br" | b"cr") {
+                let mut close = Vec::with_capacity(hashes + 1);
+                close.push(b'"');
+                close.extend(std::iter::repeat_n(b'#', hashes));
+                let from = i + 1;
+                let at = memchr::memmem::find(&b[from..], &close)?;
+                from + at + close.len()
+            } else {
+                string_end(b, i + 1)?
+            }
+        }
+        // A character literal (`'x'`, `'\n'`, `'\''`, `b'{'`) or a lifetime/label (`'a`).
+        b'\'' => {
+            if b.get(i + 1) == Some(&b'\\') {
+                b.get(i + 3..)?.iter().position(|&c| c == b'\'').map(|n| i + 3 + n + 1)?
+            } else {
+                let c = text.get(i + 1..)?.chars().next()?;
+                let after = i + 1 + c.len_utf8();
+                if b.get(after) == Some(&b'\'') { after + 1 } else { i + 1 }
+            }
+        }
+        _ => i + 1,
+    };
+    Some((Lexeme::Skipped, next))
+}
+
 /// Finds the bytes `scanned_depth` must look at (`SPECIAL_BYTES`), 16 at a time: each chunk's
 /// special bytes are found once, as a bit mask, however many times the scan stops in it.
-struct SpecialBytes<'t> {
+pub(crate) struct SpecialBytes<'t> {
     bytes: &'t [u8],
     /// The chunk whose mask is known (a multiple of 16), and the mask (bit k: byte `chunk + k`).
     chunk: usize,
@@ -147,12 +205,12 @@ struct SpecialBytes<'t> {
 }
 
 impl<'t> SpecialBytes<'t> {
-    fn new(bytes: &'t [u8]) -> Self {
+    pub(crate) fn new(bytes: &'t [u8]) -> Self {
         SpecialBytes { bytes, chunk: usize::MAX, mask: 0 }
     }
 
     /// The first special byte at or after `from`, or the end.
-    fn next(&mut self, from: usize) -> usize {
+    pub(crate) fn next(&mut self, from: usize) -> usize {
         let len = self.bytes.len();
         let mut chunk = from & !15;
         while chunk + 16 <= len {
