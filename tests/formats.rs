@@ -965,67 +965,11 @@ fn stdin_without_a_name_and_bad_stdin() {
     assert_eq!(paths, BTreeSet::from(["caps.json".to_owned(), "src/tools.rs".to_owned()]));
 }
 
-// ---------------------------------------------------------------- GitHub Action, pre-commit
+// ---------------------------------------------------------------- pre-commit (the GitHub Action: tests/action.rs)
 
 fn yaml(path: &str) -> Value {
     let text = std::fs::read_to_string(repo().join(path)).unwrap();
     serde_norway::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-#[test]
-fn action_installs_from_the_repository_and_uploads_sarif() {
-    let action = yaml("action.yml");
-    assert_eq!(action["runs"]["using"], "composite");
-    for input in ["paths", "args", "sarif-file", "upload", "category"] {
-        assert!(action["inputs"][input]["description"].is_string(), "input {input}");
-    }
-    let steps = action["runs"]["steps"].as_array().unwrap();
-    let runs: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
-    assert!(runs.iter().any(|r| r.contains("cargo install --path \"$GITHUB_ACTION_PATH\" --locked")));
-    assert!(
-        steps.iter().filter(|s| s["run"].is_string()).all(|s| s["shell"] == "bash"),
-        "composite run steps need a shell"
-    );
-    let upload = steps.iter().find(|s| s["uses"] == "github/codeql-action/upload-sarif@v3").expect("an upload step");
-    assert_eq!(upload["with"]["sarif_file"], "${{ inputs.sarif-file }}");
-    let check = steps.iter().find(|s| s["id"] == "check").unwrap();
-    assert_eq!(check["env"]["MCP_LINT_SARIF"], "${{ inputs.sarif-file }}");
-}
-
-/// Runs the action's check step as the runner would (bash, its env with the inputs filled in).
-fn run_action_check_step(paths: &str, sarif: &Path, github_output: &Path) -> std::process::Output {
-    let action = yaml("action.yml");
-    let step = action["runs"]["steps"].as_array().unwrap().iter().find(|s| s["id"] == "check").unwrap().clone();
-    let script = step["run"].as_str().unwrap();
-    let bin_dir = assert_cmd::cargo::cargo_bin("mcp-lint").parent().unwrap().to_path_buf();
-    let home = tempfile::tempdir().unwrap();
-    std::process::Command::new("bash")
-        .args(["-e", "-c", script])
-        .current_dir(repo())
-        .env("PATH", format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap()))
-        .env("HOME", home.path())
-        .env("MCP_LINT_PATHS", paths)
-        .env("MCP_LINT_ARGS", "--fail-on warning")
-        .env("MCP_LINT_SARIF", sarif)
-        .env("GITHUB_OUTPUT", github_output)
-        .output()
-        .unwrap()
-}
-
-#[test]
-fn action_check_step_writes_valid_sarif_and_continues_on_findings() {
-    let dir = tempfile::tempdir().unwrap();
-    let sarif = dir.path().join("mcp-lint.sarif");
-    let outputs = dir.path().join("github_output");
-    let out = run_action_check_step("fixtures/demo", &sarif, &outputs);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(std::fs::read_to_string(&outputs).unwrap(), "exit-code=1\n");
-    let doc = validated_sarif(&std::fs::read_to_string(&sarif).unwrap());
-    assert_eq!(sarif_results(&doc).len(), json_findings(repo(), &["fixtures/demo"]).len());
-
-    // An error is not a finding: the step fails.
-    let out = run_action_check_step("fixtures/no-such-folder", &sarif, &outputs);
-    assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
