@@ -56,7 +56,8 @@ fn real_cargo_runs_the_subcommand_from_path() {
     let cargo = PathBuf::from(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     let bin_dir = Path::new(SUBCOMMAND).parent().unwrap();
     let path = std::env::join_paths(
-        std::iter::once(bin_dir.to_path_buf()).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+        std::iter::once(bin_dir.to_path_buf())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
     )
     .unwrap();
     let dir = workspace_with_finding();

@@ -33,8 +33,7 @@ impl Files {
 "#;
 
 /// `legacy-protocol-version`, in a client config.
-const PINNED_HEADER: &str =
-    r#"{ "mcpServers": { "billing": { "url": "https://billing.example.com/mcp", "headers": { "MCP-Protocol-Version": "2025-06-18" } } } }
+const PINNED_HEADER: &str = r#"{ "mcpServers": { "billing": { "url": "https://billing.example.com/mcp", "headers": { "MCP-Protocol-Version": "2025-06-18" } } } }
 "#;
 
 const PINNED_HEADER_JSONC: &str = r#"// Cursor's config
