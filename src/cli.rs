@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::engine::{self, Options};
 use crate::report;
@@ -112,7 +112,17 @@ struct FixArgs {
 }
 
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    main_as("mcp-lint", std::env::args_os())
+}
+
+/// The CLI under the name it was started as (`cargo mcp-lint` for the cargo subcommand), which usage and
+/// `--help` show; `args` starts with the program's path, as `std::env::args_os` does.
+pub fn main_as(bin_name: &'static str, args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode {
+    let parsed = Cli::command()
+        .bin_name(bin_name)
+        .try_get_matches_from(args)
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();

@@ -979,7 +979,8 @@ fn pre_commit_hook() {
     let hook = hooks.iter().find(|h| h["id"] == "mcp-lint").unwrap();
     assert_eq!(hook["language"], "rust");
     assert_eq!(hook["entry"], "mcp-lint check");
-    assert_eq!(hook["types_or"], serde_json::json!(["rust", "json"]));
+    // Which files it gets: tests/precommit.rs, with the real pre-commit.
+    assert_eq!(hook["types"], serde_json::json!(["file"]));
     // pre-commit runs the entry with the staged files as arguments.
     let entry: Vec<&str> = hook["entry"].as_str().unwrap().split_whitespace().collect();
     assert_eq!(entry[0], "mcp-lint");
