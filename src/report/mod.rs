@@ -39,17 +39,15 @@ pub(crate) fn line_text(file: &SourceFile, line: usize) -> &str {
     &file.text[file.lines.line_range(&file.text, line - 1)]
 }
 
-/// Where the project's pages live: the crate's `repository` (or `homepage`) when set, else its
-/// crates.io page. SARIF needs an absolute URI here.
-pub(crate) fn information_uri() -> &'static str {
-    [env!("CARGO_PKG_REPOSITORY"), env!("CARGO_PKG_HOMEPAGE")]
-        .into_iter()
-        .find(|u| !u.is_empty())
-        .unwrap_or("https://crates.io/crates/mcp-lint")
+/// Where the project's pages live: the crate's `repository` (or `homepage`) when `Cargo.toml` names
+/// one. None otherwise: the crate is not published, so any other address would be a guess.
+pub(crate) fn information_uri() -> Option<&'static str> {
+    [env!("CARGO_PKG_REPOSITORY"), env!("CARGO_PKG_HOMEPAGE")].into_iter().find(|u| !u.is_empty())
 }
 
-/// A link to a rule's page in the repository, when the crate says where its repository is.
+/// A link to a rule's page in the repository, when `Cargo.toml` names one on GitHub (whose file
+/// links are `/blob/<branch>/<path>`; other hosts lay theirs out differently, so no link is guessed).
 pub(crate) fn rule_page_uri(rule: &str) -> Option<String> {
     let repo = env!("CARGO_PKG_REPOSITORY").trim_end_matches('/');
-    (!repo.is_empty()).then(|| format!("{repo}/blob/main/rules/{rule}.md"))
+    repo.starts_with("https://github.com/").then(|| format!("{repo}/blob/main/rules/{rule}.md"))
 }

@@ -58,7 +58,6 @@ pub fn to_value(result: &RunResult) -> Value {
             "name": "mcp-lint",
             "semanticVersion": env!("CARGO_PKG_VERSION"),
             "version": env!("CARGO_PKG_VERSION"),
-            "informationUri": super::information_uri(),
             "rules": metas.iter().map(|m| rule_descriptor(m)).collect::<Vec<_>>(),
         }},
         "invocations": [{
@@ -68,6 +67,10 @@ pub fn to_value(result: &RunResult) -> Value {
         "columnKind": "unicodeCodePoints",
         "results": results,
     });
+    // SARIF and GitHub allow a driver without `informationUri`; better none than a dead link.
+    if let Some(uri) = super::information_uri() {
+        run["tool"]["driver"]["informationUri"] = json!(uri);
+    }
     if let Some(root) = cwd.as_deref().and_then(|d| file_uri(d, true)) {
         run["originalUriBaseIds"] = json!({ SRCROOT: {"uri": root} });
     }
