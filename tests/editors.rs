@@ -122,7 +122,11 @@ fn neovims() -> Vec<(PathBuf, Version)> {
     let mut found: Vec<_> =
         candidates.into_iter().filter_map(|nvim| Some((nvim.clone(), nvim_version(&nvim)?))).collect();
     // Those named in MCP_LINT_NVIM must run.
+    // (An unset or empty variable splits into one empty path: no Neovim.)
     for nvim in std::env::split_paths(&std::env::var_os("MCP_LINT_NVIM").unwrap_or_default()) {
+        if nvim.as_os_str().is_empty() {
+            continue;
+        }
         let version = nvim_version(&nvim).unwrap_or_else(|| panic!("MCP_LINT_NVIM: {} does not run", nvim.display()));
         found.push((nvim, version));
     }
