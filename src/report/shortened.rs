@@ -58,7 +58,7 @@ impl<'a> Shortened<'a> {
         let line_of = |offset: usize| file.lines.line_col(&file.text, offset).line - 1;
         let ends: Vec<(usize, usize)> = labels.iter().map(|l| (line_of(l.range.start), line_of(l.range.end))).collect();
         let first_line = ends.iter().map(|e| e.0).min()?;
-        let last_line = ends.iter().map(|e| e.1).max()?;
+        let last_line = ends.iter().map(|e| e.1).max()?.max(first_line);
         let shown = shown_lines(&ends, layout);
 
         // The gutter: line numbers, ` │ `, and two columns per multi-line label.
@@ -252,10 +252,10 @@ fn window(line: &str, base: usize, marks: &[Mark], columns: usize, tab_width: us
         let left = if labelled_end <= columns {
             0
         } else if labelled_end - lo <= room {
-            lo - (room - (labelled_end - lo)) / 2
+            lo.saturating_sub((room - (labelled_end - lo)) / 2)
         } else if span_end - lo <= room {
             // The messages overflow: as little as the start allows, else some context on the left.
-            (lo - (room - (span_end - lo)) * 2 / 5).max(labelled_end - room).min(lo)
+            lo.saturating_sub((room - (span_end - lo)) * 2 / 5).max(labelled_end - room).min(lo)
         } else {
             lo
         };
