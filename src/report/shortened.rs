@@ -202,7 +202,7 @@ struct Mark {
 }
 
 /// What each label marks on `line`: a one-line label its range; a multi-line label its start on
-/// its first line and its end (with the message) on its last.
+/// its first line and, on its last, the text up to its end (with the message).
 fn marks_on(line: usize, labels: &[LabelSpan], ends: &[(usize, usize)], file: &SourceFile) -> Vec<Mark> {
     let line_end = file.lines.line_range(&file.text, line).end;
     let mut marks = Vec::new();
@@ -213,7 +213,11 @@ fn marks_on(line: usize, labels: &[LabelSpan], ends: &[(usize, usize)], file: &S
         } else if first == line {
             marks.push(Mark { start, end: start, message_columns: 0, primary: label.primary });
         } else if last == line {
-            marks.push(Mark { start: end, end, message_columns: label.message_columns, primary: label.primary });
+            // The label covers this line up to its end: keep that text in view, not just the end.
+            let range = file.lines.line_range(&file.text, line);
+            let text = &file.text[range.clone()];
+            let start = (range.start + (text.len() - text.trim_start().len())).min(end);
+            marks.push(Mark { start, end, message_columns: label.message_columns, primary: label.primary });
         }
     }
     marks
