@@ -55,7 +55,7 @@ pub fn message(file: &SourceFile, d: &Diagnostic) -> Value {
     }
     let mut rendered = NoColor::new(Vec::new());
     // Rendering into memory cannot fail; an empty `rendered` is better than no record.
-    let _ = super::human::write_diagnostic(&mut rendered, file, d);
+    let _ = super::human::write_diagnostic(&mut rendered, file, d, None);
     json!({
         "$message_type": "diagnostic",
         "message": d.message,

@@ -3,12 +3,15 @@
 use codespan_reporting::diagnostic::{Diagnostic as Frame, Label as FrameLabel};
 use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, termcolor::WriteColor};
+use unicode_width::UnicodeWidthStr;
 
+use super::shortened::{LabelSpan, Layout, Shortened};
+use super::terminal::Width;
 use crate::diagnostic::Severity;
 use crate::engine::RunResult;
 
-pub fn write(out: &mut dyn WriteColor, result: &RunResult) -> std::io::Result<()> {
-    write_findings(out, result)?;
+pub fn write(out: &mut dyn WriteColor, result: &RunResult, width: Width) -> std::io::Result<()> {
+    write_findings(out, result, width)?;
     // Severities depend on the era assumed for each crate: say which, and why.
     for krate in result.crates() {
         let name = match (&krate.name, &krate.manifest) {
@@ -16,7 +19,9 @@ pub fn write(out: &mut dyn WriteColor, result: &RunResult) -> std::io::Result<()
             (None, Some(m)) => crate::discover::display_path(m),
             _ => "files outside any crate".to_owned(),
         };
-        writeln!(out, "note: {name}: era assumed: {}: {}", krate.era.era.as_str(), krate.era.reason)?;
+        let note = format!("note: {name}: era assumed: {}: {}", krate.era.era.as_str(), krate.era.reason);
+        let note = if width.wrap_prose { wrap_words(&note, width.columns, 0, 2, "  ") } else { note };
+        writeln!(out, "{note}")?;
     }
     let (errors, warnings) = result.diagnostics().fold((0, 0), |(e, w), (_, d)| match d.severity {
         Severity::Error => (e + 1, w),
@@ -48,26 +53,33 @@ fn plural(n: usize, word: &str) -> String {
 }
 
 /// Only the code frames (what `--quiet` prints): no era notes, no summary line.
-pub fn write_findings(out: &mut dyn WriteColor, result: &RunResult) -> std::io::Result<()> {
+pub fn write_findings(out: &mut dyn WriteColor, result: &RunResult, width: Width) -> std::io::Result<()> {
     for (report, d) in result.diagnostics() {
-        write_diagnostic(out, &report.file, d)?;
+        write_diagnostic(out, &report.file, d, Some(width))?;
     }
     Ok(())
 }
 
-/// One finding's code frame (also cargo-json's `rendered` text).
+/// One finding's code frame (also cargo-json's `rendered` text, with no width: lines kept whole).
 pub fn write_diagnostic(
     out: &mut dyn WriteColor,
     source: &crate::source::SourceFile,
     d: &crate::diagnostic::Diagnostic,
+    width: Option<Width>,
 ) -> std::io::Result<()> {
-    let file = SimpleFile::new(source.display.as_str(), source.text.as_str());
-    let frame = match d.severity {
-        Severity::Error => Frame::error(),
-        Severity::Warning => Frame::warning(),
+    let config = term::Config::default();
+    // Prose is wrapped where the screen ends: a header goes on two columns in, a note's lines
+    // all start past the gutter, where codespan-reporting puts them.
+    let wrap = |text: String, first: usize, indent: usize, pad: &str| match width {
+        Some(w) if w.wrap_prose => wrap_words(&text, w.columns, first, indent, pad),
+        _ => text,
     };
-    let mut labels = vec![FrameLabel::primary((), d.range.clone()).with_message(&d.label)];
-    labels.extend(d.labels.iter().map(|l| FrameLabel::secondary((), l.range.clone()).with_message(&l.message)));
+    let (severity, frame) = match d.severity {
+        Severity::Error => ("error", Frame::error()),
+        Severity::Warning => ("warning", Frame::warning()),
+    };
+    let header = severity.len() + d.rule.len() + "[]: ".len();
+    let message = wrap(d.message.clone(), header, 2, "  ");
     let mut notes = Vec::new();
     if let Some(help) = &d.help {
         notes.push(format!("help: {help}"));
@@ -75,6 +87,66 @@ pub fn write_diagnostic(
     if let Some(fix) = &d.fix {
         notes.push(format!("fix ({}): {}", fix.applicability.as_str(), fix.title));
     }
-    let frame = frame.with_code(d.rule).with_message(&d.message).with_labels(labels).with_notes(notes);
-    term::emit(out, &term::Config::default(), &file, &frame).map_err(std::io::Error::other)
+    let last_line = std::iter::once(&d.range)
+        .chain(d.labels.iter().map(|l| &l.range))
+        .map(|r| source.lines.line_col(&source.text, r.end).line)
+        .max()
+        .unwrap_or(1);
+    let gutter = last_line.to_string().len() + " = ".len();
+    let notes: Vec<String> = notes.into_iter().map(|n| wrap(n, gutter, gutter, "")).collect();
+
+    let mut spans = vec![LabelSpan { range: d.range.clone(), message_columns: d.label.width(), primary: true }];
+    spans.extend(d.labels.iter().map(|l| LabelSpan {
+        range: l.range.clone(),
+        message_columns: l.message.width(),
+        primary: false,
+    }));
+    let layout = width.map(|w| Layout {
+        columns: w.columns,
+        tab_width: config.tab_width,
+        start_context_lines: config.start_context_lines,
+        end_context_lines: config.end_context_lines,
+    });
+    let shortened = layout.and_then(|layout| Shortened::new(source, &spans, &layout));
+    let range = |r: &std::ops::Range<usize>| shortened.as_ref().map_or(r.clone(), |s| s.map(r));
+    let mut labels = vec![FrameLabel::primary((), range(&d.range)).with_message(&d.label)];
+    labels.extend(d.labels.iter().map(|l| FrameLabel::secondary((), range(&l.range)).with_message(&l.message)));
+    let frame = frame.with_code(d.rule).with_message(message).with_labels(labels).with_notes(notes);
+    let emitted = match &shortened {
+        Some(view) => term::emit(out, &config, view, &frame),
+        None => term::emit(out, &config, &SimpleFile::new(source.display.as_str(), source.text.as_str()), &frame),
+    };
+    emitted.map_err(std::io::Error::other)
+}
+
+/// Breaks `text` at spaces into lines that fit `columns`: the first starts at column `first`,
+/// the others at `indent`, after `pad` (what the caller adds to reach it). A word wider than the
+/// room stays whole.
+fn wrap_words(text: &str, columns: usize, first: usize, indent: usize, pad: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (n, paragraph) in text.split('\n').enumerate() {
+        if n > 0 {
+            out.push('\n');
+            out.push_str(pad);
+        }
+        let mut used = if n == 0 { first } else { indent };
+        let mut line_start = true;
+        for word in paragraph.split(' ') {
+            let w = word.width();
+            if !line_start && used + 1 + w > columns {
+                out.push('\n');
+                out.push_str(pad);
+                used = indent;
+                line_start = true;
+            }
+            if !line_start {
+                out.push(' ');
+                used += 1;
+            }
+            out.push_str(word);
+            used += w;
+            line_start = false;
+        }
+    }
+    out
 }

@@ -6,8 +6,10 @@ pub mod human;
 pub mod json;
 pub mod output;
 pub mod sarif;
+pub mod shortened;
 pub mod statistics;
 pub mod summary;
+pub mod terminal;
 
 use clap::ValueEnum;
 

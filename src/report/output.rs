@@ -1,13 +1,14 @@
 //! Where `check`'s report goes and what its exit code is: the format, `--output-file`,
-//! `--statistics`, `--quiet`, `--exit-zero` and `--fail-on`.
+//! `--statistics`, `--quiet`, `--exit-zero`, `--fail-on` and `--color`.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use codespan_reporting::term::termcolor::{BufferWriter, ColorChoice, NoColor, WriteColor};
 
 use super::Format;
+use super::terminal::{ColorWhen, Width};
 use crate::diagnostic::Severity;
 use crate::engine::RunResult;
 
@@ -32,6 +33,10 @@ pub struct OutputArgs {
     /// Which findings make the exit code 1: `warning` (any finding, the default) or `error` (errors only).
     #[arg(long, value_enum, default_value_t = FailOn::Warning, value_name = "SEVERITY")]
     pub fail_on: FailOn,
+    /// Colour the human report: `auto` (on a terminal, unless NO_COLOR, CLICOLOR=0, FORCE_COLOR or
+    /// CLICOLOR_FORCE say otherwise), `always`, or `never`. A report written with --output-file has none.
+    #[arg(long, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
+    pub color: ColorWhen,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -67,7 +72,7 @@ pub fn finish(args: &OutputArgs, result: &RunResult) -> ExitCode {
     let written = match (&args.output_file, args.statistics) {
         (Some(path), statistics) => {
             let mut buffer = NoColor::new(Vec::new());
-            let rendered = render(args, &mut buffer, result, success);
+            let rendered = render(args, &mut buffer, result, success, Width::fallback());
             let written = rendered.and_then(|_| write_atomically(path, &buffer.into_inner())).map_err(|e| {
                 std::io::Error::new(e.kind(), format!("cannot write the report to {}: {e}", path.display()))
             });
@@ -78,14 +83,13 @@ pub fn finish(args: &OutputArgs, result: &RunResult) -> ExitCode {
         }
         (None, true) => write_statistics(args, &mut std::io::stdout().lock(), result),
         (None, false) => {
-            let color = args.format == Format::Human
-                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::io::stdout().is_terminal();
+            let color = args.format == Format::Human && super::terminal::stdout_color(args.color);
             // Rendered whole, then written at once: stdout is line-buffered, and a write per line
-            // of a large report cost more than rendering it.
-            let stdout = BufferWriter::stdout(if color { ColorChoice::Auto } else { ColorChoice::Never });
+            // of a large report cost more than rendering it. `Always`: the choice is made above
+            // (termcolor's `Auto` would read NO_COLOR again, empty or not).
+            let stdout = BufferWriter::stdout(if color { ColorChoice::Always } else { ColorChoice::Never });
             let mut buffer = stdout.buffer();
-            render(args, &mut buffer, result, success).and_then(|_| stdout.print(&buffer))
+            render(args, &mut buffer, result, success, Width::of_stdout()).and_then(|_| stdout.print(&buffer))
         }
     };
     if let Err(e) = written
@@ -103,10 +107,16 @@ pub fn finish(args: &OutputArgs, result: &RunResult) -> ExitCode {
     }
 }
 
-fn render(args: &OutputArgs, out: &mut dyn WriteColor, result: &RunResult, success: bool) -> std::io::Result<()> {
+fn render(
+    args: &OutputArgs,
+    out: &mut dyn WriteColor,
+    result: &RunResult,
+    success: bool,
+    width: Width,
+) -> std::io::Result<()> {
     match args.format {
-        Format::Human if args.quiet => super::human::write_findings(out, result),
-        Format::Human => super::human::write(out, result),
+        Format::Human if args.quiet => super::human::write_findings(out, result, width),
+        Format::Human => super::human::write(out, result, width),
         Format::Json => pretty(out, &super::json::findings(result)),
         Format::Sarif => pretty(out, &super::sarif::to_value(result)),
         Format::Github => super::github::write(out, result),

@@ -94,8 +94,12 @@ fn render_all(file: SourceFile, ctx: &CrateContext, diagnostics: Vec<Diagnostic>
         files_parsed: 1,
         ..RunResult::default()
     };
-    let mut human = codespan_reporting::term::termcolor::NoColor::new(Vec::new());
-    mcp_lint::report::human::write(&mut human, &result).expect("the human report renders to memory");
+    // As into a file, and shortened to a narrow terminal (every range remapped).
+    use mcp_lint::report::terminal::Width;
+    for width in [Width::fallback(), Width { columns: 40, wrap_prose: true }] {
+        let mut human = codespan_reporting::term::termcolor::NoColor::new(Vec::new());
+        mcp_lint::report::human::write(&mut human, &result, width).expect("the human report renders to memory");
+    }
     serde_json::to_vec(&mcp_lint::report::json::findings(&result)).expect("the JSON report serializes");
 }
 
