@@ -8,8 +8,10 @@
 //!   in the same chain (closures passed along the chain included) or through a binding (`let`,
 //!   `if let`, `match`): `rust_fn` walks that one body;
 //! - `set_peer_info(..)`, which caches `initialize` data on the connection (`method_call`);
-//! - capability data stored in a `self` field by `initialize` / `on_initialized` and read by another
-//!   method of the same type in the same file (`rust_file`), labelled at the read and the store;
+//! - capability data stored in a `self` field while answering `initialize` (an rmcp or rust-mcp-sdk
+//!   override, `on_initialized`, a hand-written dispatcher's `"initialize"` arm, or a helper they
+//!   pass it to) and read by another method of the same type, in any file of the crate
+//!   (`rust_crate`, asking the crate model), labelled at the read and, in the same file, the store;
 //! - SDK helpers that answer from the cached `initialize` data: rust-mcp-sdk
 //!   `client_supports_sampling()` & co, rmcp `supported_elicitation_modes()` /
 //!   `supports_sampling_tools()`, fastmcp `client_supports_roots()`, and, only when that SDK is in
@@ -48,6 +50,10 @@ static META: RuleMeta = RuleMeta {
     triggers: &[
         "peer_info",
         "ServerHandler",
+        // Server code that may read what another file's `initialize` stored (the crate model
+        // holds only the files some word of the rule selects).
+        "RoleServer",
+        "tool_router",
         "client_supports_root_list",
         "client_supports_sampling",
         "client_supports_experimental",
@@ -58,7 +64,8 @@ static META: RuleMeta = RuleMeta {
     json_triggers: &[],
     // Names other libraries use (`client_version` in TLS code): the calls fire only where their
     // SDK is in use, and every other shape needs server code or a `ServerHandler` impl.
-    mcp_triggers: &["client_info", "client_version", "client_capabilities", "protocol_version()"],
+    // `"initialize"`: a hand-written dispatcher's arm.
+    mcp_triggers: &["client_info", "client_version", "client_capabilities", "protocol_version()", "\"initialize\""],
     help: Some(HELP),
     fixable: false,
     doc: include_str!("../../rules/inferred-client-capabilities.md"),
