@@ -660,4 +660,16 @@ mod tests {
         let code = "struct S { init: OnceLock<InitializeRequestParams> }\nimpl ServerHandler for S {\n    async fn initialize(&self, request: InitializeRequestParams, cx: RequestContext<RoleServer>) -> Result<InitializeResult, ErrorData> {\n        let _ = self.init.set(request);\n        Ok(self.get_info())\n    }\n    async fn list_tools(&self, _: Option<PaginatedRequestParams>, _: RequestContext<RoleServer>) {\n        let old = self.init.get().map(|r| r.protocol_version.clone());\n    }\n}\nimpl Clone for S {\n    fn clone(&self) -> Self { S { init: self.init.clone() } }\n}\n";
         assert_eq!(lines(code), vec![8]);
     }
+
+    #[test]
+    fn store_in_a_helper_that_initialize_calls() {
+        let code = "struct S { caps: Mutex<Option<Caps>>, n: Mutex<u8> }\nimpl S {\n    fn keep(&self, c: Caps, n: u8) { *self.caps.lock().unwrap() = Some(c); *self.n.lock().unwrap() = n; }\n}\nimpl ServerHandler for S {\n    async fn initialize(&self, request: InitializeRequestParams, cx: RequestContext<RoleServer>) {\n        self.keep(request.capabilities, 1);\n    }\n    async fn list_tools(&self) { let c = self.caps.lock().unwrap().clone(); let n = *self.n.lock().unwrap(); }\n}\n";
+        assert_eq!(lines(code), vec![9], "only the field given the request's data");
+    }
+
+    #[test]
+    fn dispatcher_in_a_free_function_is_not_a_self_store() {
+        let code = "fn serve(state: &mut State, method: &str, params: Value) {\n    match method {\n        \"initialize\" => state.caps = Some(params[\"capabilities\"].clone()),\n        \"tools/call\" => { let _ = &state.caps; }\n        _ => {}\n    }\n}\n";
+        assert!(lines(code).is_empty());
+    }
 }
