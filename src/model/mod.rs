@@ -36,6 +36,7 @@ pub mod handlers;
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use crate::context::Role;
 
@@ -241,8 +242,9 @@ pub struct CrateModel {
     uses: HashMap<Vec<String>, Vec<UseFact>>,
     free_fns: HashMap<String, Vec<FnId>>,
     methods: HashMap<(TypeKey, String), Vec<FnId>>,
-    callees: Vec<Vec<(usize, FnId)>>,
-    callers: Vec<Vec<FnId>>,
+    /// Resolved on first use: most of a crate's calls are never asked about.
+    callees: Vec<OnceLock<Vec<(usize, FnId)>>>,
+    callers: OnceLock<Vec<Vec<FnId>>>,
     handlers: Vec<Handler>,
 }
 
@@ -274,14 +276,14 @@ impl CrateModel {
             }
         }
         for file in 0..m.files.len() {
+            // Each impl's self type once, not once per method.
+            let impl_owners: Vec<TypeKey> =
+                m.files[file].impls.iter().map(|imp| m.resolve_type(&imp.module, &imp.self_ty)).collect();
             for index in 0..m.files[file].fns.len() {
                 let id = FnId(m.fn_loc.len() as u32);
                 m.fn_loc.push((file, index));
                 let f = &m.files[file].fns[index];
-                let owner = f.impl_.map(|i| {
-                    let imp = &m.files[file].impls[i];
-                    m.resolve_type(&imp.module, &imp.self_ty)
-                });
+                let owner = f.impl_.map(|i| impl_owners[i].clone());
                 match &owner {
                     Some(ty) => m.methods.entry((ty.clone(), f.name.clone())).or_default().push(id),
                     None => m.free_fns.entry(key(&f.module, &f.name)).or_default().push(id),
@@ -289,16 +291,7 @@ impl CrateModel {
                 m.owner.push(owner);
             }
         }
-        let n = m.fn_loc.len();
-        m.callees = (0..n).map(|i| m.resolve_calls(FnId(i as u32))).collect();
-        m.callers = vec![Vec::new(); n];
-        for (i, edges) in m.callees.iter().enumerate() {
-            for &(_, to) in edges {
-                if !m.callers[to.0 as usize].contains(&FnId(i as u32)) {
-                    m.callers[to.0 as usize].push(FnId(i as u32));
-                }
-            }
-        }
+        m.callees = (0..m.fn_loc.len()).map(|_| OnceLock::new()).collect();
         m.handlers = m.find_handlers();
         m
     }
@@ -360,11 +353,25 @@ impl CrateModel {
 
     /// The resolved calls a function makes: (index into its `calls`, the callee).
     pub fn callees_of(&self, id: FnId) -> &[(usize, FnId)] {
-        &self.callees[id.0 as usize]
+        self.callees[id.0 as usize].get_or_init(|| self.resolve_calls(id))
     }
 
+    /// The functions whose resolved calls reach `id` (every call of the crate is resolved on the
+    /// first ask).
     pub fn callers_of(&self, id: FnId) -> &[FnId] {
-        &self.callers[id.0 as usize]
+        let callers = self.callers.get_or_init(|| {
+            let mut callers = vec![Vec::new(); self.fn_loc.len()];
+            for from in self.fn_ids() {
+                for &(_, to) in self.callees_of(from) {
+                    let list: &mut Vec<FnId> = &mut callers[to.0 as usize];
+                    if !list.contains(&from) {
+                        list.push(from);
+                    }
+                }
+            }
+            callers
+        });
+        &callers[id.0 as usize]
     }
 
     /// Every function reachable from `id` through resolved calls, `id` first, breadth first.
