@@ -426,7 +426,10 @@ impl<'ast> Body<'_, '_, 'ast> {
             members.push((name.to_string(), self.cx.span_range(name.span()).end));
             if is_self(&f.base) {
                 members.reverse();
-                let start = self.cx.node_range(&*f.base).start;
+                let start = match &*f.base {
+                    Expr::Path(p) => p.path.segments.first().map_or(0, |s| self.cx.span_range(s.ident.span()).start),
+                    _ => 0,
+                };
                 let (path, ends) = members.into_iter().unzip();
                 return Some(FieldAccess { path, start, ends, write: None });
             }
@@ -567,7 +570,12 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             && !constructor(&p.path)
         {
             let path = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-            let range = self.cx.node_range(&*c.func).start..self.cx.span_range(c.paren_token.span.close()).end;
+            // From the path's first token (not `node_range`, which prints the path to tokens).
+            let first = match &p.path.leading_colon {
+                Some(colon) => colon.spans[0],
+                None => p.path.segments.first().map_or(c.paren_token.span.open(), |s| s.ident.span()),
+            };
+            let range = self.cx.span_range(first).start..self.cx.span_range(c.paren_token.span.close()).end;
             let args: Vec<&Expr> = c.args.iter().collect();
             self.call(Callee::Path(path), range, &args);
             c.args.iter().for_each(|a| self.visit_expr(a));
