@@ -495,6 +495,21 @@ impl CrateContexts {
         found
     }
 
+    /// The crate a file belongs to, for the crate model: the folder of its manifest (the file's own
+    /// path when it is in no crate), and its module there (`model::module_of`).
+    pub fn crate_and_module(&self, file: &Path) -> (PathBuf, Vec<String>) {
+        let dir = self.canonical.of_file(file);
+        let name = file.file_name().map(PathBuf::from).unwrap_or_default();
+        match self.crate_dir_of(&dir) {
+            Some(krate) => {
+                let relative = dir.strip_prefix(&krate).unwrap_or(Path::new("")).join(&name);
+                let module = crate::model::module_of(&relative);
+                (krate, module)
+            }
+            None => (dir.join(&name), Vec::new()),
+        }
+    }
+
     /// Gives a crate the era signals the run collected from all of its files.
     pub fn seed(&self, crate_dir: PathBuf, signals: era::Signals) {
         self.seeds.lock().unwrap().insert(crate_dir, signals);
@@ -524,10 +539,11 @@ impl CrateContexts {
 }
 
 /// Which side of the protocol a piece of code is on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Role {
     Server,
     Client,
+    #[default]
     Unknown,
 }
 

@@ -206,6 +206,60 @@ impl<'a> Cx<'a> {
     }
 }
 
+/// What a crate-level rule (`Rule::rust_crate`) sees besides the model: the crate's files, and
+/// the one way it reports. A finding names its file; the engine then treats it as that file's own
+/// (configuration, severity, suppression comments).
+pub struct CrateCx<'a> {
+    /// The crate context of each file of the model, by `model::FileId` (a file's configuration may
+    /// set its own era, so severities are decided per file).
+    pub files: Vec<CrateFile<'a>>,
+    pub(crate) diagnostics: Vec<(crate::model::FileId, Diagnostic)>,
+}
+
+pub struct CrateFile<'a> {
+    pub file: &'a SourceFile,
+    pub crate_ctx: &'a CrateContext,
+}
+
+impl<'a> CrateCx<'a> {
+    pub fn new(files: Vec<CrateFile<'a>>) -> Self {
+        CrateCx { files, diagnostics: Vec::new() }
+    }
+
+    /// Records a finding in file `file`, as `Cx::report` does.
+    pub fn report(
+        &mut self,
+        rule: &'static RuleMeta,
+        file: crate::model::FileId,
+        range: Range<usize>,
+        message: impl Into<String>,
+        label: impl Into<String>,
+    ) -> &mut Diagnostic {
+        let mut message = message.into();
+        if let Some(date) = rule.impact.earliest_removal() {
+            message.push_str(&format!(" (deprecated; earliest removal {date})"));
+        }
+        let diagnostic = Diagnostic {
+            rule: rule.name,
+            severity: self.files[file].crate_ctx.severity_for(rule.impact),
+            range,
+            message,
+            label: label.into(),
+            labels: Vec::new(),
+            help: rule.help.map(str::to_owned),
+            fix: None,
+        };
+        self.diagnostics.push((file, diagnostic));
+        &mut self.diagnostics.last_mut().unwrap().1
+    }
+
+    /// `path:line` of an offset in a file, for a message that points into another file.
+    pub fn place(&self, file: crate::model::FileId, offset: usize) -> String {
+        let f = self.files[file].file;
+        format!("{}:{}", f.display, f.lines.line_col(&f.text, offset).line)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,10 +10,11 @@ use rayon::prelude::*;
 use crate::config::{ConfigError, FileSettings, Settings};
 use crate::context::era::{FileSignals, Signals};
 use crate::context::{CrateContext, CrateContexts};
-use crate::cx::{Cx, Origin};
+use crate::cx::{CrateCx, CrateFile, Cx, Origin};
 use crate::diagnostic::{Diagnostic, Note};
 use crate::discover::{Discovered, discover_each, io_reason};
 use crate::json::{self, jsonrpc};
+use crate::model::{CrateModel, FileFacts};
 use crate::prefilter::{Prefilter, Scan};
 use crate::rules::{self, Rule};
 use crate::rust::recover::parse_rust_recovering;
@@ -87,8 +88,30 @@ impl RunResult {
 }
 
 enum Outcome {
-    Checked { report: Option<FileReport>, parsed: bool },
+    Checked {
+        report: Option<FileReport>,
+        parsed: bool,
+    },
+    /// Checked, with facts for its crate's model: finished once the crate's rules ran.
+    Pending(Box<PendingFile>),
     Skipped(Note),
+}
+
+/// A file whose per-file rules ran and whose facts feed its crate's model: configuration and
+/// suppressions are applied (`finish`) after the crate's rules added their findings, so a
+/// suppression comment is judged on all of them.
+struct PendingFile {
+    file: SourceFile,
+    crate_ctx: Arc<CrateContext>,
+    /// The crate's folder (the file itself when it is in none): files are grouped by it.
+    crate_key: PathBuf,
+    diagnostics: Vec<Diagnostic>,
+    suppressions: Suppressions,
+    extents: Extents,
+    settings: FileSettings,
+    facts: FileFacts,
+    /// The rules using the model that the file's words selected.
+    model_rules: Vec<&'static dyn Rule>,
 }
 
 pub fn check_paths(paths: &[PathBuf], opts: &Options) -> RunResult {
@@ -147,15 +170,21 @@ fn analyse_loaded(found: Discovered, loaded: Vec<Loaded>, pool: &rayon::ThreadPo
     let mut result = RunResult { notes: found.notes, unreadable: found.unreadable, ..Default::default() };
     result.files_scanned = found.files.len();
     result.checked = found.files.iter().map(|(path, _)| path.clone()).collect();
+    let mut pending = Vec::new();
     for outcome in outcomes {
         match outcome {
             Outcome::Checked { report, parsed } => {
                 result.files_parsed += parsed as usize;
                 result.reports.extend(report);
             }
+            Outcome::Pending(file) => {
+                result.files_parsed += 1;
+                pending.push(*file);
+            }
             Outcome::Skipped(note) => result.notes.push(note),
         }
     }
+    result.reports.extend(finish_crates(pending, pool));
     result.reports.sort_by(|a, b| a.file.display.cmp(&b.file.display));
     result.notes.sort();
     result
@@ -300,9 +329,16 @@ pub fn check_source(path: &Path, shown: &str, text: String, opts: &Options) -> R
     let contexts = CrateContexts::default();
     let outcome = thread_pool(opts).install(|| check_loaded(path, shown, text, &prefilter, &contexts, opts));
     let mut result = RunResult { files_scanned: 1, checked: vec![path.to_path_buf()], ..Default::default() };
-    if let Outcome::Checked { report, parsed } = outcome {
-        result.files_parsed = parsed as usize;
-        result.reports.extend(report);
+    match outcome {
+        Outcome::Checked { report, parsed } => {
+            result.files_parsed = parsed as usize;
+            result.reports.extend(report);
+        }
+        Outcome::Pending(file) => {
+            result.files_parsed = 1;
+            result.reports.extend(finish_crate(vec![*file]));
+        }
+        Outcome::Skipped(_) => {}
     }
     result
 }
@@ -330,6 +366,7 @@ fn check_scanned(
     let mut settings = opts.settings.for_file(path);
     settings.restrict_to(&opts.rules);
     let role = scan.role;
+    let model_rules = settings.rules_among(&scan.model_rules_for(path, contexts));
     let active = settings.rules_among(&scan.rules_for(path, contexts));
     // A file no rule can fire in is not parsed; its suppressions, if any, are all unused.
     let suppressions = Suppressions::scan(&text, FileKind::of(path));
@@ -339,6 +376,27 @@ fn check_scanned(
     let crate_ctx = crate_context(contexts, path, &settings);
     let file = SourceFile::new(path.to_path_buf(), shown.to_owned(), text);
     let parsed = !active.is_empty();
+    if parsed && !model_rules.is_empty() && file.kind() == FileKind::Rust {
+        let (crate_key, module) = contexts.crate_and_module(path);
+        let (diagnostics, extents, facts) = analyse_file(&file, &crate_ctx, &active, role, &suppressions, Some(module));
+        if let Some(facts) = facts {
+            let pending = PendingFile {
+                file,
+                crate_ctx,
+                crate_key,
+                diagnostics,
+                suppressions,
+                extents,
+                settings,
+                facts,
+                model_rules,
+            };
+            return Outcome::Pending(Box::new(pending));
+        }
+        let diagnostics = finish(&file, diagnostics, &suppressions, &extents, &settings);
+        let report = (!diagnostics.is_empty()).then(|| FileReport { file: Arc::new(file), crate_ctx, diagnostics });
+        return Outcome::Checked { report, parsed };
+    }
     let diagnostics = if parsed {
         analyse(&file, &crate_ctx, &active, role, &settings, &suppressions)
     } else {
@@ -388,6 +446,8 @@ pub fn check_file_with(
     analyse(file, crate_ctx, rules, role, settings, &suppressions)
 }
 
+/// One file checked alone (an editor's document, a test, `fix`): the rules that use the crate
+/// model get the model of this file.
 fn analyse(
     file: &SourceFile,
     crate_ctx: &CrateContext,
@@ -396,12 +456,90 @@ fn analyse(
     settings: &FileSettings,
     suppressions: &Suppressions,
 ) -> Vec<Diagnostic> {
-    let anchors = suppressions.anchors();
-    let (diagnostics, extents) = match file.kind() {
-        FileKind::Rust => check_rust(file, crate_ctx, rules, role, &anchors),
-        kind => check_json(file, crate_ctx, rules, kind, &anchors),
-    };
+    let model_rules: Vec<&'static dyn Rule> = rules.iter().copied().filter(|r| r.uses_model()).collect();
+    let module = (!model_rules.is_empty()).then(Vec::new);
+    let (mut diagnostics, extents, facts) = analyse_file(file, crate_ctx, rules, role, suppressions, module);
+    if let Some(facts) = facts {
+        let model = CrateModel::new(vec![facts]);
+        let found = run_crate_rules(&model_rules, &model, vec![CrateFile { file, crate_ctx }]);
+        diagnostics.extend(found.into_iter().map(|(_, d)| d));
+    }
     finish(file, diagnostics, suppressions, &extents, settings)
+}
+
+/// A file's per-file rules, and its facts for the crate model when `module` (its module in the
+/// crate) is given and it is Rust that parses.
+fn analyse_file(
+    file: &SourceFile,
+    crate_ctx: &CrateContext,
+    rules: &[&'static dyn Rule],
+    role: crate::context::Role,
+    suppressions: &Suppressions,
+    module: Option<Vec<String>>,
+) -> (Vec<Diagnostic>, Extents, Option<FileFacts>) {
+    let anchors = suppressions.anchors();
+    match file.kind() {
+        FileKind::Rust => check_rust(file, crate_ctx, rules, role, &anchors, module),
+        kind => {
+            let (diagnostics, extents) = check_json(file, crate_ctx, rules, kind, &anchors);
+            (diagnostics, extents, None)
+        }
+    }
+}
+
+/// The crate phase: each crate's pending files (`PendingFile`) get its model and the findings of
+/// the rules that ask it, then are finished. Crates in parallel; within a crate, files in path
+/// order, so the model and the findings are the same on any number of threads.
+fn finish_crates(pending: Vec<PendingFile>, pool: &rayon::ThreadPool) -> Vec<FileReport> {
+    if pending.is_empty() {
+        return Vec::new();
+    }
+    let mut crates: std::collections::BTreeMap<PathBuf, Vec<PendingFile>> = std::collections::BTreeMap::new();
+    for p in pending {
+        crates.entry(p.crate_key.clone()).or_default().push(p);
+    }
+    let crates: Vec<Vec<PendingFile>> = crates.into_values().collect();
+    pool.install(|| crates.into_par_iter().with_max_len(1).flat_map_iter(finish_crate).collect())
+}
+
+fn finish_crate(mut files: Vec<PendingFile>) -> Vec<FileReport> {
+    files.sort_by(|a, b| a.file.path.cmp(&b.file.path));
+    let mut rules: Vec<&'static dyn Rule> = Vec::new();
+    for rule in files.iter().flat_map(|p| p.model_rules.iter()) {
+        if !rules.iter().any(|r| r.meta().name == rule.meta().name) {
+            rules.push(*rule);
+        }
+    }
+    let model = CrateModel::new(files.iter_mut().map(|p| std::mem::take(&mut p.facts)).collect());
+    let cx_files = files.iter().map(|p| CrateFile { file: &p.file, crate_ctx: &p.crate_ctx }).collect();
+    let found = run_crate_rules(&rules, &model, cx_files);
+    for (index, d) in found {
+        // A rule reports only in the files its words selected.
+        let file = &mut files[index];
+        if file.model_rules.iter().any(|r| r.meta().name == d.rule) {
+            file.diagnostics.push(d);
+        }
+    }
+    files
+        .into_iter()
+        .filter_map(|p| {
+            let diagnostics = finish(&p.file, p.diagnostics, &p.suppressions, &p.extents, &p.settings);
+            let crate_ctx = p.crate_ctx;
+            (!diagnostics.is_empty()).then(|| FileReport { file: Arc::new(p.file), crate_ctx, diagnostics })
+        })
+        .collect()
+}
+
+fn run_crate_rules(
+    rules: &[&'static dyn Rule],
+    model: &CrateModel,
+    files: Vec<CrateFile>,
+) -> Vec<(crate::model::FileId, Diagnostic)> {
+    let mut cx = CrateCx::new(files);
+    for rule in rules {
+        rule.rust_crate(&mut cx, model);
+    }
+    cx.diagnostics
 }
 
 /// After a file's rules ran: configuration (rules off, severities), then suppression comments,
@@ -457,12 +595,14 @@ fn check_rust(
     rules: &[&'static dyn Rule],
     role: crate::context::Role,
     anchors: &[usize],
-) -> (Vec<Diagnostic>, Extents) {
+    module: Option<Vec<String>>,
+) -> (Vec<Diagnostic>, Extents, Option<FileFacts>) {
     // A file with a syntax error keeps the findings of the items that parse (`recover`).
     let recovered = parse_rust_recovering(&file.text);
     let mut diagnostics: Vec<Diagnostic> =
         recovered.failures.into_iter().map(|f| rust_parse_error(f.range, f.message)).collect();
     let mut extents = Extents::new();
+    let mut facts = None;
     if let Some(parsed) = recovered.parsed {
         let mut cx = Cx::new(file, crate_ctx, Origin::Rust);
         cx.base = parsed.base;
@@ -470,11 +610,13 @@ fn check_rust(
         RuleVisitor::new(&mut cx, rules).run(&parsed.file);
         // What own-line suppressions cover, from the same tree (no second parse).
         extents = suppress::rust_extents(&parsed.file, parsed.base, anchors);
+        // The crate model's facts, from the same tree too, while its spans exist.
+        facts = module.map(|module| crate::model::extract::file_facts(&cx, &parsed.file, module));
         diagnostics.append(&mut cx.diagnostics);
     }
     // Spans live in a thread-local map that only grows; this file's are no longer needed.
     proc_macro2::extra::invalidate_current_thread_spans();
-    (diagnostics, extents)
+    (diagnostics, extents, facts)
 }
 
 fn check_json(

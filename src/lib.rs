@@ -2,7 +2,8 @@
 //! and clients, and in the JSON files around them.
 //!
 //! The flow of one run: `discover` → per file in parallel (`engine`): read, `prefilter`, parse
-//! (`rust::parse`, `json::parse`), analyze (`rust::visitor` offering nodes to `rules`) → `report`.
+//! (`rust::parse`, `json::parse`), analyze (`rust::visitor` offering nodes to `rules`) → per crate, the `model` for the rules
+//! that ask it → `report`.
 
 pub mod baseline;
 pub mod cli;
@@ -15,6 +16,7 @@ pub mod engine;
 pub mod fix;
 pub mod json;
 pub mod lsp;
+pub mod model;
 pub mod prefilter;
 pub mod report;
 pub mod rules;

@@ -80,9 +80,23 @@ pub struct Scan {
     /// rule is left out of `active`.
     with_sdk: Vec<&'static dyn Rule>,
     pub role: Role,
+    /// The rules that use the crate model (`Rule::uses_model`) whose words are in the file, with
+    /// the prefilter on or off (the model's files are the same either way), without and with an
+    /// MCP SDK in the crate (as `active` and `with_sdk`).
+    model: [Vec<&'static dyn Rule>; 2],
 }
 
 impl Scan {
+    /// The rules using the crate model that the file's words select (see `rules_for`): the file
+    /// feeds their crate's model when there is one.
+    pub fn model_rules_for(&self, path: &Path, contexts: &CrateContexts) -> Vec<&'static dyn Rule> {
+        if self.model[0].len() == self.model[1].len() {
+            return self.model[0].clone();
+        }
+        let with_sdk = !contexts.for_file(path).sdks.is_empty();
+        self.model[with_sdk as usize].clone()
+    }
+
     /// The rules that can fire in the file at `path`: `active`, and the MCP-only words' rules too
     /// when the file's crate depends on an MCP SDK (looked up only then).
     pub fn rules_for(self, path: &Path, contexts: &CrateContexts) -> Vec<&'static dyn Rule> {
@@ -262,7 +276,31 @@ impl Prefilter {
         }
         let pick = |on: &[bool]| self.rules.iter().zip(on).filter(|(_, on)| **on).map(|(r, _)| *r).collect::<Vec<_>>();
         let with_sdk = if with_sdk_idx == active_idx { Vec::new() } else { pick(&with_sdk_idx) };
-        Scan { active: pick(&active_idx), with_sdk, role: Role::from_words(server, client) }
+        let model = self.model_rules(hit, reads_json, mcp_code);
+        Scan { active: pick(&active_idx), with_sdk, role: Role::from_words(server, client), model }
+    }
+
+    /// `Scan::model`: what the words alone select among the rules that use the model.
+    fn model_rules(&self, hit: &[bool], reads_json: bool, mcp_code: bool) -> [Vec<&'static dyn Rule>; 2] {
+        let mut out: [Vec<&'static dyn Rule>; 2] = [Vec::new(), Vec::new()];
+        if !self.rules.iter().any(|r| r.uses_model()) {
+            return out;
+        }
+        let mut on = [vec![false; self.rules.len()], vec![false; self.rules.len()]];
+        for (meaning, _) in self.meaning.iter().zip(hit).filter(|(_, h)| **h) {
+            let json = if reads_json { meaning.json_rules.as_slice() } else { &[] };
+            for &i in meaning.rules.iter().chain(json) {
+                (on[0][i], on[1][i]) = (true, true);
+            }
+            for &i in &meaning.mcp_rules {
+                on[0][i] |= mcp_code;
+                on[1][i] = true;
+            }
+        }
+        for (k, on) in on.iter().enumerate() {
+            out[k] = self.rules.iter().zip(on).filter(|(r, on)| **on && r.uses_model()).map(|(r, _)| *r).collect();
+        }
+        out
     }
 }
 

@@ -8,6 +8,10 @@
 //!
 //! Each file is checked twice, with the prefilter on and off, and both must agree: a trigger-word
 //! list can never silently hide a finding.
+//!
+//! A folder under `fixtures/rust/<rule>/` with a `Cargo.toml` is one crate (its findings may span
+//! files: the crate model): beside the run over the whole tree, it is checked alone, as a user
+//! checks their crate, and must give its files' expected findings, prefilter on and off.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -65,6 +69,52 @@ fn actual(root: &Path, prefilter: bool) -> BTreeMap<PathBuf, BTreeMap<(usize, St
         *out.entry(report.file.path.clone()).or_default().entry((line, d.rule.to_owned())).or_insert(0) += 1;
     }
     out
+}
+
+/// The folders under `fixtures/rust/<rule>/` that are crates.
+fn fixture_crates(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for rule in std::fs::read_dir(root.join("rust")).unwrap().map(|e| e.unwrap().path()) {
+        if !rule.is_dir() {
+            continue;
+        }
+        for dir in std::fs::read_dir(&rule).unwrap().map(|e| e.unwrap().path()) {
+            if dir.join("Cargo.toml").is_file() {
+                out.push(dir);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_crate_fixture_checked_alone_has_its_expected_findings() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let crates = fixture_crates(&root);
+    assert!(crates.iter().any(|c| c.ends_with("inferred-client-capabilities/split_server")), "{crates:?}");
+    let mut failures = Vec::new();
+    let none = BTreeMap::new();
+    for dir in &crates {
+        let mut files = Vec::new();
+        fixture_files(dir, &mut files);
+        for prefilter in [true, false] {
+            let found = actual(dir, prefilter);
+            for path in &files {
+                let text = std::fs::read_to_string(path).unwrap_or_default();
+                let want = expected(path, &text);
+                let got = found.get(path).unwrap_or(&none);
+                if *got != want {
+                    failures.push(format!(
+                        "{} (checked alone, prefilter {}):\n  expected {want:?}\n  found    {got:?}",
+                        path.display(),
+                        if prefilter { "on" } else { "off" }
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} crate fixture file(s) differ:\n{}", failures.len(), failures.join("\n"));
 }
 
 #[test]

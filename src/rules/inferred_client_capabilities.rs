@@ -8,8 +8,10 @@
 //!   in the same chain (closures passed along the chain included) or through a binding (`let`,
 //!   `if let`, `match`): `rust_fn` walks that one body;
 //! - `set_peer_info(..)`, which caches `initialize` data on the connection (`method_call`);
-//! - capability data stored in a `self` field by `initialize` / `on_initialized` and read by another
-//!   method of the same type in the same file (`rust_file`), labelled at the read and the store;
+//! - capability data stored in a `self` field while answering `initialize` (an rmcp or rust-mcp-sdk
+//!   override, `on_initialized`, a hand-written dispatcher's `"initialize"` arm, or a helper they
+//!   pass it to) and read by another method of the same type, in any file of the crate
+//!   (`rust_crate`, asking the crate model), labelled at the read and, in the same file, the store;
 //! - SDK helpers that answer from the cached `initialize` data: rust-mcp-sdk
 //!   `client_supports_sampling()` & co, rmcp `supported_elicitation_modes()` /
 //!   `supports_sampling_tools()`, fastmcp `client_supports_roots()`, and, only when that SDK is in
@@ -27,9 +29,11 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Member};
 
 use crate::context::{Impact, Role, Sdk};
-use crate::cx::Cx;
+use crate::cx::{CrateCx, Cx};
+use crate::model::extract::pat_idents;
+use crate::model::{Callee, CrateModel, FieldAccess, FileId, FnId, Handler, HandlerKind, TypeKey, within};
 use crate::rules::{FnRef, Rule, RuleMeta};
-use crate::rust::syntax::{block_text, has_attr, method_call_range, text_may_mention};
+use crate::rust::syntax::{block_text, method_call_range, text_may_mention};
 
 pub struct InferredClientCapabilities;
 
@@ -46,6 +50,10 @@ static META: RuleMeta = RuleMeta {
     triggers: &[
         "peer_info",
         "ServerHandler",
+        // Server code that may read what another file's `initialize` stored (the crate model
+        // holds only the files some word of the rule selects).
+        "RoleServer",
+        "tool_router",
         "client_supports_root_list",
         "client_supports_sampling",
         "client_supports_experimental",
@@ -56,7 +64,8 @@ static META: RuleMeta = RuleMeta {
     json_triggers: &[],
     // Names other libraries use (`client_version` in TLS code): the calls fire only where their
     // SDK is in use, and every other shape needs server code or a `ServerHandler` impl.
-    mcp_triggers: &["client_info", "client_version", "client_capabilities", "protocol_version()"],
+    // `"initialize"`: a hand-written dispatcher's arm.
+    mcp_triggers: &["client_info", "client_version", "client_capabilities", "protocol_version()", "\"initialize\""],
     help: Some(HELP),
     fixable: false,
     doc: include_str!("../../rules/inferred-client-capabilities.md"),
@@ -99,14 +108,6 @@ const PASS_THROUGH: &[&str] = &[
     "borrow",
     "deref",
 ];
-
-/// The `ServerHandler` methods that see the `initialize` exchange.
-const INIT_FNS: &[&str] = &["initialize", "on_initialized", "handle_initialize_request"];
-
-/// Methods that put a value into a field's container (`OnceCell::set`, `Option::replace`,
-/// `HashMap::insert`, `watch::Sender::send`, …).
-const STORE_METHODS: &[&str] =
-    &["set", "replace", "insert", "store", "push", "send", "send_replace", "get_or_init", "swap", "extend"];
 
 impl Rule for InferredClientCapabilities {
     fn meta(&self) -> &'static RuleMeta {
@@ -201,48 +202,55 @@ impl Rule for InferredClientCapabilities {
         .help(help);
     }
 
-    fn rust_file(&self, cx: &mut Cx, file: &syn::File) {
-        let mut impls = Vec::new();
-        collect_impls(&file.items, &mut impls);
-        let stores = find_stores(cx, &impls);
+    fn uses_model(&self) -> bool {
+        true
+    }
+
+    fn rust_crate(&self, cx: &mut CrateCx, model: &CrateModel) {
+        let init = InitHandlers::of(model);
+        let stores = find_stores(model, &init);
         if stores.is_empty() {
             return;
         }
-        for imp in &impls {
-            let Some(ty) = self_type(imp) else { continue };
+        for id in model.fn_ids() {
+            let (Some(owner), Some(imp)) = (model.owner(id), model.impl_of(id)) else { continue };
             // Reads in the server's own methods: its handler impls and inherent impls. Other trait
             // impls (`Clone`, `Debug`, …) copy or print the field, they do not act on it.
-            if imp.trait_.is_some() && !is_server_impl(imp) {
+            if imp.trait_.is_some() && imp.role != Role::Server || init.only_for_initialize(model, id) {
                 continue;
             }
-            for item in &imp.items {
-                let syn::ImplItem::Fn(f) = item else { continue };
-                if INIT_FNS.contains(&f.sig.ident.to_string().as_str()) {
+            let mine: Vec<&Store> = stores.iter().filter(|s| s.ty == *owner).collect();
+            let f = model.func(id);
+            for access in f.fields.iter().filter(|a| a.write.is_none()) {
+                if init.arms.iter().any(|(fn_, arm)| *fn_ == id && within(&access.range(1), arm)) {
                     continue;
                 }
-                let mine: Vec<&Store> = stores.iter().filter(|s| s.ty == ty).collect();
-                if mine.is_empty() {
+                let Some(store) = mine.iter().find(|s| {
+                    access.path[0] == s.field && s.sub.as_ref().is_none_or(|sub| access.path.get(1) == Some(sub))
+                }) else {
                     continue;
-                }
-                let mut reads = FieldReads { cx, stores: &mine, found: Vec::new() };
-                reads.visit_block(&f.block);
-                let found = reads.found;
-                for (range, store) in found {
-                    let shown = match &store.sub {
-                        Some(sub) => format!("`self.{}` (`{sub}`)", store.field),
-                        None => format!("`self.{}`", store.field),
-                    };
-                    cx.report(
-                        &META,
-                        range,
-                        format!(
-                            "{shown} holds client data stored during `{}`: this reads the connection's view of \
-                             the client instead of the current request's; {STATELESS}",
-                            store.init_fn
-                        ),
-                        "connection-scoped client data read here",
-                    )
-                    .label(store.range.clone(), format!("stored here during `{}`", store.init_fn));
+                };
+                let shown = match &store.sub {
+                    Some(sub) => format!("`self.{}` (`{sub}`)", store.field),
+                    None => format!("`self.{}`", store.field),
+                };
+                let (file, range) = (model.file_of(id), access.range(1 + store.sub.is_some() as usize));
+                let elsewhere =
+                    (store.file != file).then(|| format!(" (stored at {})", cx.place(store.file, store.range.start)));
+                let d = cx.report(
+                    &META,
+                    file,
+                    range,
+                    format!(
+                        "{shown} holds client data stored during `{}`{}: this reads the connection's view of \
+                         the client instead of the current request's; {STATELESS}",
+                        store.init_fn,
+                        elsewhere.as_deref().unwrap_or("")
+                    ),
+                    "connection-scoped client data read here",
+                );
+                if store.file == file {
+                    d.label(store.range.clone(), format!("stored here during `{}`", store.init_fn));
                 }
             }
         }
@@ -419,289 +427,131 @@ fn visit_code_macro<V: for<'x> Visit<'x>>(cx: &Cx, v: &mut V, m: &syn::Macro) {
     }
 }
 
-/// Names bound by a pattern.
-fn pat_idents(pat: &syn::Pat) -> Vec<String> {
-    struct Idents(Vec<String>);
-    impl<'ast> Visit<'ast> for Idents {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.0.push(p.ident.to_string());
-            visit::visit_pat_ident(self, p);
-        }
-        // A type ascription (`|i: &ClientInfo|`) names no binding.
-        fn visit_type(&mut self, _: &'ast syn::Type) {}
-    }
-    let mut v = Idents(Vec::new());
-    v.visit_pat(pat);
-    v.0
-}
-
 // ---------------------------------------------------------------------------------------------
-// Capabilities stored in a field during `initialize` and read elsewhere (same file).
+// Client data stored in a `self` field while answering `initialize` and read elsewhere: asked of
+// the crate model, so the store and the read may be in different files, and the store in a
+// helper the `initialize` handler calls.
+
+/// The MCP methods whose handlers see the `initialize` exchange.
+const INIT_METHODS: &[&str] = &["initialize", "notifications/initialized"];
+
+/// How far stores are followed into the helpers an `initialize` handler calls.
+const MAX_CALL_DEPTH: usize = 4;
 
 struct Store {
-    /// The self type of the impl that stores it.
-    ty: String,
+    /// The resolved self type of the method that stores it.
+    ty: TypeKey,
     field: String,
     /// A field of the stored container (`self.state.lock().caps = ..`): then only reads of that
     /// member count.
     sub: Option<String>,
-    /// `self.<field>` in the storing statement.
+    /// `self.<field>` in the storing statement, and its file.
+    file: FileId,
     range: Range<usize>,
     init_fn: String,
 }
 
-fn collect_impls<'f>(items: &'f [syn::Item], out: &mut Vec<&'f syn::ItemImpl>) {
-    for item in items {
-        match item {
-            syn::Item::Impl(i) => out.push(i),
-            syn::Item::Mod(m) => {
-                if let Some((_, items)) = &m.content {
-                    collect_impls(items, out);
-                }
+/// The server's `initialize` handlers: trait overrides and dispatcher arms, and every function
+/// they reach.
+struct InitHandlers<'m> {
+    handlers: Vec<&'m Handler>,
+    /// (dispatcher, arm): code in the arm answers `initialize`.
+    arms: Vec<(FnId, Range<usize>)>,
+    reached: HashSet<FnId>,
+}
+
+impl<'m> InitHandlers<'m> {
+    fn of(model: &'m CrateModel) -> Self {
+        let handlers: Vec<&Handler> = INIT_METHODS
+            .iter()
+            .flat_map(|m| model.handlers_for(m))
+            .filter(|h| match h.kind {
+                HandlerKind::Override => h.side == Role::Server,
+                HandlerKind::Arm => h.side != Role::Client,
+                HandlerKind::Attribute => false,
+            })
+            .collect();
+        let arms = handlers.iter().filter_map(|h| h.arm.clone().map(|a| (h.fn_, a))).collect();
+        let mut reached = HashSet::new();
+        for h in &handlers {
+            for (_, callee) in model.handler_callees(h) {
+                reached.extend(model.reachable_from(callee));
             }
-            _ => {}
         }
+        InitHandlers { handlers, arms, reached }
+    }
+
+    /// An `initialize` override, or a helper only `initialize` code calls: its reads answer no
+    /// other request.
+    fn only_for_initialize(&self, model: &CrateModel, id: FnId) -> bool {
+        let is_override = |f: FnId| self.handlers.iter().any(|h| h.fn_ == f && h.kind == HandlerKind::Override);
+        is_override(id)
+            || self.reached.contains(&id)
+                && model.callers_of(id).iter().all(|c| self.reached.contains(c) || is_override(*c))
+                && !self.arms.iter().any(|(f, _)| *f == id)
     }
 }
 
-fn self_type(imp: &syn::ItemImpl) -> Option<String> {
-    match &*imp.self_ty {
-        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-        _ => None,
-    }
-}
-
-fn trait_name(imp: &syn::ItemImpl) -> Option<String> {
-    imp.trait_.as_ref().and_then(|(_, p, _)| p.segments.last()).map(|s| s.ident.to_string())
-}
-
-/// An impl the engine's visitor treats as server code.
-fn is_server_impl(imp: &syn::ItemImpl) -> bool {
-    trait_name(imp).is_some_and(|t| t.starts_with("ServerHandler"))
-        || ["tool_router", "tool_handler", "prompt_router", "prompt_handler"].iter().any(|a| has_attr(&imp.attrs, a))
-}
-
-fn find_stores(cx: &Cx, impls: &[&syn::ItemImpl]) -> Vec<Store> {
+fn find_stores(model: &CrateModel, init: &InitHandlers) -> Vec<Store> {
     let mut out: Vec<Store> = Vec::new();
-    for imp in impls {
-        // Only `ServerHandler` impls see `initialize`.
-        if !trait_name(imp).is_some_and(|t| t.starts_with("ServerHandler")) {
-            continue;
-        }
-        let Some(ty) = self_type(imp) else { continue };
-        for item in &imp.items {
-            let syn::ImplItem::Fn(f) = item else { continue };
-            let name = f.sig.ident.to_string();
-            if !INIT_FNS.contains(&name.as_str()) {
+    for h in &init.handlers {
+        let f = model.func(h.fn_);
+        // The `initialize` request itself: `request: InitializeRequestParams`.
+        let taint = f
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.ty.contains("InitializeRequest"))
+            .fold(0u32, |bits, (i, _)| bits | 1u32.checked_shl(i as u32).unwrap_or(0));
+        let init_fn = if h.kind == HandlerKind::Arm { h.method.clone() } else { f.name.clone() };
+        let mut seen = HashSet::new();
+        let mut stack = vec![(h.fn_, taint, h.arm.clone(), 0)];
+        while let Some((id, taint, arm, depth)) = stack.pop() {
+            if !seen.insert((id, taint)) {
                 continue;
             }
-            let mut scan = StoreScan { cx, tainted: HashSet::new(), found: Vec::new() };
-            // The `initialize` request itself: `request: InitializeRequestParams`.
-            for input in &f.sig.inputs {
-                if let syn::FnArg::Typed(t) = input
-                    && type_mentions_initialize(&t.ty)
-                {
-                    scan.tainted.extend(pat_idents(&t.pat));
+            let f = model.func(id);
+            let inside = |r: &Range<usize>| arm.as_ref().is_none_or(|a| within(r, a));
+            if let Some(ty) = model.owner(id) {
+                for access in &f.fields {
+                    let Some(value) = access.write else { continue };
+                    if (value.client_data || value.params & taint != 0) && inside(&access.range(1)) {
+                        add_store(&mut out, ty, access, model.file_of(id), &init_fn);
+                    }
                 }
             }
-            scan.visit_block(&f.block);
-            for (field, sub, range) in scan.found {
-                if out.iter().any(|s| s.ty == ty && s.field == field && (s.sub.is_none() || s.sub == sub)) {
+            if depth == MAX_CALL_DEPTH {
+                continue;
+            }
+            for &(i, callee) in model.callees_of(id) {
+                let call = &f.calls[i];
+                if !inside(&call.range) {
                     continue;
                 }
-                // A whole-field store makes the member-only ones of that field redundant.
-                if sub.is_none() {
-                    out.retain(|s| !(s.ty == ty && s.field == field));
-                }
-                out.push(Store { ty: ty.clone(), field, sub, range, init_fn: name.clone() });
+                // A path call to a method (`Self::m(self, x)`) passes the receiver first.
+                let skip = matches!(call.callee, Callee::Path(_)) && model.func(callee).has_self;
+                let bits = call.args.iter().skip(skip as usize).enumerate().fold(0u32, |bits, (j, a)| {
+                    let tainted = a.client_data || a.params & taint != 0;
+                    if tainted { bits | 1u32.checked_shl(j as u32).unwrap_or(0) } else { bits }
+                });
+                stack.push((callee, bits, None, depth + 1));
             }
         }
     }
     out
 }
 
-fn type_mentions_initialize(ty: &syn::Type) -> bool {
-    let tokens = quote::ToTokens::to_token_stream(ty);
-    let mut stack = vec![tokens.into_iter()];
-    while let Some(top) = stack.last_mut() {
-        match top.next() {
-            Some(proc_macro2::TokenTree::Ident(i)) if i.to_string().starts_with("InitializeRequest") => return true,
-            Some(proc_macro2::TokenTree::Group(g)) => stack.push(g.stream().into_iter()),
-            Some(_) => {}
-            None => {
-                stack.pop();
-            }
-        }
+fn add_store(out: &mut Vec<Store>, ty: &TypeKey, access: &FieldAccess, file: FileId, init_fn: &str) {
+    let (field, sub) = (access.path[0].clone(), access.path.get(1).cloned());
+    if out.iter().any(|s| s.ty == *ty && s.field == field && (s.sub.is_none() || s.sub == sub)) {
+        return;
     }
-    false
-}
-
-/// Finds, in an `initialize`-like method, statements that put client data into `self.<field>`:
-/// `self.f = <data>`, `*self.f.write().await = <data>`, `self.f.set(<data>)`, ….
-struct StoreScan<'c, 'a> {
-    cx: &'c Cx<'a>,
-    /// Locals holding client data (the request parameter, `let caps = request.capabilities;`).
-    tainted: HashSet<String>,
-    found: Vec<(String, Option<String>, Range<usize>)>,
-}
-
-impl StoreScan<'_, '_> {
-    fn has_marker(&self, e: &Expr) -> bool {
-        struct Marker<'t> {
-            tainted: &'t HashSet<String>,
-            hit: bool,
-        }
-        impl<'ast> Visit<'ast> for Marker<'_> {
-            fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
-                if matches!(&f.member, Member::Named(n) if CONNECTION_FIELDS.iter().any(|c| n == c)) {
-                    self.hit = true;
-                }
-                visit::visit_expr_field(self, f);
-            }
-            fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-                if m.method == "peer_info" && m.args.is_empty() {
-                    self.hit = true;
-                }
-                visit::visit_expr_method_call(self, m);
-            }
-            fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
-                if p.path.get_ident().is_some_and(|i| self.tainted.contains(&i.to_string())) {
-                    self.hit = true;
-                }
-            }
-            fn visit_item(&mut self, _: &'ast syn::Item) {}
-        }
-        let mut m = Marker { tainted: &self.tainted, hit: false };
-        m.visit_expr(e);
-        m.hit
+    // A whole-field store makes the member-only ones of that field redundant.
+    if sub.is_none() {
+        out.retain(|s| !(s.ty == *ty && s.field == field));
     }
-
-    fn record(&mut self, target: &Expr) {
-        if let Some((field, sub, range)) = self_field_root(self.cx, target) {
-            self.found.push((field, sub, range));
-        }
-    }
-}
-
-impl<'ast> Visit<'ast> for StoreScan<'_, '_> {
-    fn visit_item(&mut self, _: &'ast syn::Item) {}
-    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
-
-    fn visit_local(&mut self, l: &'ast syn::Local) {
-        if let Some(init) = &l.init
-            && self.has_marker(&init.expr)
-        {
-            self.tainted.extend(pat_idents(&l.pat));
-        }
-        visit::visit_local(self, l);
-    }
-
-    fn visit_expr_let(&mut self, e: &'ast syn::ExprLet) {
-        if self.has_marker(&e.expr) {
-            self.tainted.extend(pat_idents(&e.pat));
-        }
-        visit::visit_expr_let(self, e);
-    }
-
-    fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
-        if self.has_marker(&m.expr) {
-            for arm in &m.arms {
-                self.tainted.extend(pat_idents(&arm.pat));
-            }
-        }
-        visit::visit_expr_match(self, m);
-    }
-
-    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
-        if self.has_marker(&a.right) {
-            self.record(&a.left);
-        }
-        visit::visit_expr_assign(self, a);
-    }
-
-    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-        if STORE_METHODS.contains(&m.method.to_string().as_str()) && m.args.iter().any(|a| self.has_marker(a)) {
-            self.record(&m.receiver);
-        }
-        visit::visit_expr_method_call(self, m);
-    }
-}
-
-/// The `self.<field>` a place expression is rooted at, through guards and accessors
-/// (`*self.f.write().await`, `self.f.lock().unwrap()`, `self.state.lock().caps`), with the member
-/// read after the root when there is one, and the range of `self.<field>`.
-fn self_field_root(cx: &Cx, e: &Expr) -> Option<(String, Option<String>, Range<usize>)> {
-    let mut e = e;
-    let mut sub: Option<String> = None;
-    loop {
-        e = match e {
-            Expr::Field(f) => {
-                let Member::Named(name) = &f.member else { return None };
-                if is_self(&f.base) {
-                    return Some((name.to_string(), sub, cx.node_range(f)));
-                }
-                // The member nearest the root wins: `self.state.lock().caps.roots` → `caps`.
-                sub = Some(name.to_string());
-                &f.base
-            }
-            Expr::MethodCall(m) => &m.receiver,
-            Expr::Await(a) => &a.base,
-            Expr::Try(t) => &t.expr,
-            Expr::Paren(p) => &p.expr,
-            Expr::Group(g) => &g.expr,
-            Expr::Reference(r) => &r.expr,
-            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => &u.expr,
-            Expr::Index(i) => &i.expr,
-            _ => return None,
-        };
-    }
-}
-
-fn is_self(e: &Expr) -> bool {
-    matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("self"))
-}
-
-/// Reads of stored fields in one method body.
-struct FieldReads<'c, 'a, 's> {
-    cx: &'c Cx<'a>,
-    stores: &'s [&'s Store],
-    found: Vec<(Range<usize>, &'s Store)>,
-}
-
-impl<'ast, 's> Visit<'ast> for FieldReads<'_, '_, 's> {
-    fn visit_item(&mut self, _: &'ast syn::Item) {}
-    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
-
-    // Writing the field (`*self.caps.write().await = None`) is not reading it.
-    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
-        self.visit_expr(&a.right);
-    }
-
-    fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        let cx = self.cx;
-        visit_code_macro(cx, self, m);
-    }
-
-    fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
-        if let Member::Named(name) = &f.member {
-            let name = name.to_string();
-            for store in self.stores {
-                let hit = match &store.sub {
-                    None => is_self(&f.base) && name == store.field,
-                    Some(sub) => {
-                        name == *sub
-                            && self_field_root(self.cx, &f.base)
-                                .is_some_and(|(field, inner, _)| field == store.field && inner.is_none())
-                    }
-                };
-                if hit {
-                    self.found.push((self.cx.node_range(f), store));
-                    break;
-                }
-            }
-        }
-        visit::visit_expr_field(self, f);
-    }
+    let range = access.range(1);
+    out.push(Store { ty: ty.clone(), field, sub, file, range, init_fn: init_fn.to_owned() });
 }
 
 #[cfg(test)]
@@ -809,5 +659,17 @@ mod tests {
     fn store_of_the_whole_request_and_read_in_clone_impl() {
         let code = "struct S { init: OnceLock<InitializeRequestParams> }\nimpl ServerHandler for S {\n    async fn initialize(&self, request: InitializeRequestParams, cx: RequestContext<RoleServer>) -> Result<InitializeResult, ErrorData> {\n        let _ = self.init.set(request);\n        Ok(self.get_info())\n    }\n    async fn list_tools(&self, _: Option<PaginatedRequestParams>, _: RequestContext<RoleServer>) {\n        let old = self.init.get().map(|r| r.protocol_version.clone());\n    }\n}\nimpl Clone for S {\n    fn clone(&self) -> Self { S { init: self.init.clone() } }\n}\n";
         assert_eq!(lines(code), vec![8]);
+    }
+
+    #[test]
+    fn store_in_a_helper_that_initialize_calls() {
+        let code = "struct S { caps: Mutex<Option<Caps>>, n: Mutex<u8> }\nimpl S {\n    fn keep(&self, c: Caps, n: u8) { *self.caps.lock().unwrap() = Some(c); *self.n.lock().unwrap() = n; }\n}\nimpl ServerHandler for S {\n    async fn initialize(&self, request: InitializeRequestParams, cx: RequestContext<RoleServer>) {\n        self.keep(request.capabilities, 1);\n    }\n    async fn list_tools(&self) { let c = self.caps.lock().unwrap().clone(); let n = *self.n.lock().unwrap(); }\n}\n";
+        assert_eq!(lines(code), vec![9], "only the field given the request's data");
+    }
+
+    #[test]
+    fn dispatcher_in_a_free_function_is_not_a_self_store() {
+        let code = "fn serve(state: &mut State, method: &str, params: Value) {\n    match method {\n        \"initialize\" => state.caps = Some(params[\"capabilities\"].clone()),\n        \"tools/call\" => { let _ = &state.caps; }\n        _ => {}\n    }\n}\n";
+        assert!(lines(code).is_empty());
     }
 }

@@ -7,9 +7,10 @@
 //! bodies) are walked once and every node is offered to `json_node`.
 
 use crate::context::Impact;
-use crate::cx::Cx;
+use crate::cx::{CrateCx, Cx};
 use crate::json::jsonrpc::TranscriptMessage;
 use crate::json::{JsonNode, Step};
+use crate::model::CrateModel;
 
 pub mod deprecated_feature;
 pub mod first_root_as_workspace;
@@ -125,6 +126,16 @@ pub trait Rule: Sync + Send {
     fn json_node(&self, _cx: &mut Cx, _node: &JsonNode, _path: &[Step]) {}
     /// A JSON file that is a transcript of JSON-RPC messages, in order.
     fn transcript(&self, _cx: &mut Cx, _messages: &[TranscriptMessage]) {}
+
+    /// Whether the rule asks the crate model (`rust_crate`): then the files its trigger words
+    /// select keep their facts (`model::extract`), and once every file of the crate was checked,
+    /// the crate's model is built and `rust_crate` runs.
+    fn uses_model(&self) -> bool {
+        false
+    }
+    /// Once per crate (a crate's files that the rule's words selected; one document in an
+    /// editor), after the per-file hooks: for facts that span functions and files.
+    fn rust_crate(&self, _cx: &mut CrateCx, _model: &CrateModel) {}
 }
 
 /// A function as the visitor offers it to rules.

@@ -1,0 +1,626 @@
+//! One walk over a parsed file that keeps what the crate model needs (`FileFacts`), on the worker
+//! that parsed it, while the tree and its spans exist. Macro bodies are read as the visitor reads
+//! them (`Cx::macro_body`, parsed once per file).
+
+use std::collections::HashMap;
+
+use syn::visit::{self, Visit};
+use syn::{Expr, Member};
+
+use super::{
+    ArmFact, CallFact, Callee, FieldAccess, FileFacts, FnFact, GlobalFact, GlobalKind, ImplFact, Origins, Param,
+    TypeFact, TypeKind, UseFact, handlers,
+};
+use crate::context::Role;
+use crate::cx::Cx;
+use crate::rust::macro_body::MacroBody;
+use crate::rust::syntax::{has_attr, sig_mentions};
+
+/// Fields of what a client declared in `initialize` (rmcp's `InitializeRequestParams`) and JSON keys
+/// of the same data.
+const CLIENT_FIELDS: &[&str] = &["capabilities", "client_info", "protocol_version"];
+const CLIENT_KEYS: &[&str] = &["capabilities", "clientInfo", "protocolVersion"];
+
+/// Methods that put a value into their receiver (`OnceCell::set`, `Option::replace`,
+/// `HashMap::insert`, `watch::Sender::send`, …): a call on a `self` place writes it.
+const STORE_METHODS: &[&str] =
+    &["set", "replace", "insert", "store", "push", "send", "send_replace", "get_or_init", "swap", "extend"];
+
+/// Impl attributes that make an impl server code.
+const SERVER_IMPL_ATTRS: &[&str] = &["tool_router", "tool_handler", "prompt_router", "prompt_handler"];
+
+pub fn file_facts(cx: &Cx, file: &syn::File, module: Vec<String>) -> FileFacts {
+    let mut e = Extract { cx, out: FileFacts { module: module.clone(), role: cx.file_role, ..Default::default() } };
+    e.items(&file.items, &module);
+    e.out
+}
+
+struct Extract<'c, 'a> {
+    cx: &'c Cx<'a>,
+    out: FileFacts,
+}
+
+/// The impl around a method: its index and role.
+type ImplScope = Option<(usize, Role)>;
+
+impl Extract<'_, '_> {
+    fn items(&mut self, items: &[syn::Item], module: &[String]) {
+        for item in items {
+            self.item(item, module);
+        }
+    }
+
+    fn item(&mut self, item: &syn::Item, module: &[String]) {
+        match item {
+            syn::Item::Struct(s) => {
+                let fields = s
+                    .fields
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| (f.ident.as_ref().map_or_else(|| i.to_string(), |n| n.to_string()), type_text(&f.ty)))
+                    .collect();
+                let name = s.ident.to_string();
+                self.out.types.push(TypeFact { module: module.to_vec(), name, kind: TypeKind::Struct, fields });
+            }
+            syn::Item::Enum(en) => {
+                let mut fields = Vec::new();
+                for v in &en.variants {
+                    for (i, f) in v.fields.iter().enumerate() {
+                        let field = f.ident.as_ref().map_or_else(|| i.to_string(), |n| n.to_string());
+                        fields.push((format!("{}::{field}", v.ident), type_text(&f.ty)));
+                    }
+                }
+                let name = en.ident.to_string();
+                self.out.types.push(TypeFact { module: module.to_vec(), name, kind: TypeKind::Enum, fields });
+            }
+            syn::Item::Static(s) => self.global(module, &s.ident, &s.ty, GlobalKind::Static),
+            syn::Item::Const(c) => self.global(module, &c.ident, &c.ty, GlobalKind::Const),
+            syn::Item::Macro(m) => {
+                let name = m.mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                if name == "lazy_static" || name == "thread_local" {
+                    self.lazy_globals(module, &m.mac.tokens);
+                }
+            }
+            syn::Item::Mod(m) => {
+                let inner = [module, &[m.ident.to_string()]].concat();
+                self.out.modules.push(inner.clone());
+                if let Some((_, items)) = &m.content {
+                    self.items(items, &inner);
+                }
+            }
+            syn::Item::Use(u) => use_tree(&u.tree, module, &mut Vec::new(), &mut self.out.uses),
+            syn::Item::Impl(i) => {
+                let trait_ = i.trait_.as_ref().and_then(|(_, p, _)| p.segments.last()).map(|s| s.ident.to_string());
+                let role = match trait_.as_deref() {
+                    Some(t) if t.starts_with("ServerHandler") => Role::Server,
+                    Some(t) if t.starts_with("ClientHandler") => Role::Client,
+                    _ if SERVER_IMPL_ATTRS.iter().any(|a| has_attr(&i.attrs, a)) => Role::Server,
+                    _ => Role::Unknown,
+                };
+                let self_ty = match &*i.self_ty {
+                    syn::Type::Path(p) => p.path.segments.iter().map(|s| s.ident.to_string()).collect(),
+                    other => vec![type_text(other)],
+                };
+                let index = self.out.impls.len();
+                self.out.impls.push(ImplFact { module: module.to_vec(), trait_, self_ty, role });
+                for it in &i.items {
+                    if let syn::ImplItem::Fn(f) = it {
+                        let range = self.cx.join(f.sig.fn_token.span, f.block.brace_token.span.close());
+                        self.func(&f.attrs, &f.sig, &f.block, range, module, Some((index, role)));
+                    }
+                }
+            }
+            syn::Item::Fn(f) => {
+                let range = self.cx.join(f.sig.fn_token.span, f.block.brace_token.span.close());
+                self.func(&f.attrs, &f.sig, &f.block, range, module, None);
+            }
+            _ => {}
+        }
+    }
+
+    fn global(&mut self, module: &[String], name: &syn::Ident, ty: &syn::Type, kind: GlobalKind) {
+        let ty = type_text(ty);
+        let lazy = ["OnceCell", "OnceLock", "Lazy", "LazyLock", "LazyCell"].iter().any(|w| ty.contains(w));
+        let kind = if lazy { GlobalKind::LazyInit } else { kind };
+        self.out.globals.push(GlobalFact { module: module.to_vec(), name: name.to_string(), ty, kind });
+    }
+
+    /// `static ref NAME: Ty = …;` (`lazy_static!`) and `static NAME: Ty = …;` (`thread_local!`).
+    fn lazy_globals(&mut self, module: &[String], tokens: &proc_macro2::TokenStream) {
+        let tokens: Vec<proc_macro2::TokenTree> = tokens.clone().into_iter().collect();
+        for (i, t) in tokens.iter().enumerate() {
+            let proc_macro2::TokenTree::Ident(id) = t else { continue };
+            if id != "static" {
+                continue;
+            }
+            let mut j = i + 1;
+            if matches!(tokens.get(j), Some(proc_macro2::TokenTree::Ident(r)) if r == "ref") {
+                j += 1;
+            }
+            if let Some(proc_macro2::TokenTree::Ident(name)) = tokens.get(j) {
+                let ty = match tokens.get(j + 2) {
+                    Some(proc_macro2::TokenTree::Ident(ty)) => ty.to_string(),
+                    _ => String::new(),
+                };
+                let (name, kind) = (name.to_string(), GlobalKind::LazyInit);
+                self.out.globals.push(GlobalFact { module: module.to_vec(), name, ty, kind });
+            }
+        }
+    }
+
+    fn func(
+        &mut self,
+        attrs: &[syn::Attribute],
+        sig: &syn::Signature,
+        body: &syn::Block,
+        range: std::ops::Range<usize>,
+        module: &[String],
+        scope: ImplScope,
+    ) {
+        let (tool, prompt) = (has_attr(attrs, "tool"), has_attr(attrs, "prompt"));
+        let role = if sig_mentions(sig, &["RoleServer"]) || tool || prompt {
+            Role::Server
+        } else if sig_mentions(sig, &["RoleClient"]) {
+            Role::Client
+        } else {
+            scope.map_or(Role::Unknown, |(_, r)| r)
+        };
+        let mut params = Vec::new();
+        let mut env = HashMap::new();
+        let mut has_self = false;
+        for input in &sig.inputs {
+            match input {
+                syn::FnArg::Receiver(_) => has_self = true,
+                syn::FnArg::Typed(t) => {
+                    let bit =
+                        Origins { client_data: false, params: 1u32.checked_shl(params.len() as u32).unwrap_or(0) };
+                    let names = pat_idents(&t.pat);
+                    for n in &names {
+                        env.insert(n.clone(), bit);
+                    }
+                    params.push(Param { name: names.into_iter().next(), ty: type_text(&t.ty) });
+                }
+            }
+        }
+        let ret = match &sig.output {
+            syn::ReturnType::Type(_, ty) => Some(type_text(ty)),
+            syn::ReturnType::Default => None,
+        };
+        let fact = FnFact {
+            module: module.to_vec(),
+            name: sig.ident.to_string(),
+            impl_: scope.map(|(i, _)| i),
+            has_self,
+            params,
+            ret,
+            range,
+            name_range: self.cx.span_range(sig.ident.span()),
+            role,
+            tool,
+            prompt,
+            calls: Vec::new(),
+            fields: Vec::new(),
+            arms: Vec::new(),
+        };
+        let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new() };
+        body_walk.visit_block(body);
+        let Body { fact, nested, .. } = body_walk;
+        self.out.fns.push(fact);
+        // Items inside the body are the module's, not the function's.
+        for item in nested {
+            self.item(item, module);
+        }
+    }
+}
+
+/// Flattens a `use` tree into (alias, target) pairs.
+fn use_tree(tree: &syn::UseTree, module: &[String], prefix: &mut Vec<String>, out: &mut Vec<UseFact>) {
+    match tree {
+        syn::UseTree::Path(p) => {
+            prefix.push(p.ident.to_string());
+            use_tree(&p.tree, module, prefix, out);
+            prefix.pop();
+        }
+        syn::UseTree::Name(n) => {
+            let name = n.ident.to_string();
+            // `use a::b::{self}` imports `b`.
+            let (alias, target) = if name == "self" {
+                (prefix.last().cloned().unwrap_or_default(), prefix.clone())
+            } else {
+                (name.clone(), [prefix.as_slice(), &[name]].concat())
+            };
+            out.push(UseFact { module: module.to_vec(), alias, target, glob: false });
+        }
+        syn::UseTree::Rename(r) => {
+            let target = [prefix.as_slice(), &[r.ident.to_string()]].concat();
+            out.push(UseFact { module: module.to_vec(), alias: r.rename.to_string(), target, glob: false });
+        }
+        syn::UseTree::Glob(_) => {
+            out.push(UseFact { module: module.to_vec(), alias: String::new(), target: prefix.clone(), glob: true })
+        }
+        syn::UseTree::Group(g) => g.items.iter().for_each(|t| use_tree(t, module, prefix, out)),
+    }
+}
+
+/// A type as written, path segments by their last names (`Arc<RwLock<Option<Caps>>>`); enough to
+/// recognise a wrapper or a request type, never printed through tokens.
+pub fn type_text(ty: &syn::Type) -> String {
+    let mut out = String::new();
+    write_type(ty, &mut out);
+    out
+}
+
+fn write_type(ty: &syn::Type, out: &mut String) {
+    match ty {
+        syn::Type::Path(p) => {
+            if let Some(seg) = p.path.segments.last() {
+                out.push_str(&seg.ident.to_string());
+                if let syn::PathArguments::AngleBracketed(args) = &seg.arguments {
+                    out.push('<');
+                    for (i, arg) in args.args.iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        match arg {
+                            syn::GenericArgument::Type(t) => write_type(t, out),
+                            _ => out.push('_'),
+                        }
+                    }
+                    out.push('>');
+                }
+            }
+        }
+        syn::Type::Reference(r) => {
+            out.push('&');
+            if r.mutability.is_some() {
+                out.push_str("mut ");
+            }
+            write_type(&r.elem, out);
+        }
+        syn::Type::Paren(p) => write_type(&p.elem, out),
+        syn::Type::Group(g) => write_type(&g.elem, out),
+        syn::Type::Slice(s) => {
+            out.push('[');
+            write_type(&s.elem, out);
+            out.push(']');
+        }
+        syn::Type::Array(a) => {
+            out.push('[');
+            write_type(&a.elem, out);
+            out.push_str("; _]");
+        }
+        syn::Type::Tuple(t) => {
+            out.push('(');
+            for (i, e) in t.elems.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_type(e, out);
+            }
+            out.push(')');
+        }
+        syn::Type::TraitObject(t) => {
+            out.push_str("dyn ");
+            trait_bounds(&t.bounds, out);
+        }
+        syn::Type::ImplTrait(t) => {
+            out.push_str("impl ");
+            trait_bounds(&t.bounds, out);
+        }
+        _ => out.push('_'),
+    }
+}
+
+fn trait_bounds(bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>, out: &mut String) {
+    for b in bounds {
+        if let syn::TypeParamBound::Trait(t) = b
+            && let Some(seg) = t.path.segments.last()
+        {
+            out.push_str(&seg.ident.to_string());
+            return;
+        }
+    }
+    out.push('_');
+}
+
+/// Names bound by a pattern.
+pub fn pat_idents(pat: &syn::Pat) -> Vec<String> {
+    struct Idents(Vec<String>);
+    impl<'ast> Visit<'ast> for Idents {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0.push(p.ident.to_string());
+            visit::visit_pat_ident(self, p);
+        }
+        // A type ascription (`|i: &ClientInfo|`) names no binding.
+        fn visit_type(&mut self, _: &'ast syn::Type) {}
+    }
+    let mut v = Idents(Vec::new());
+    v.visit_pat(pat);
+    v.0
+}
+
+/// The walk of one function body.
+struct Body<'c, 'a, 'ast> {
+    cx: &'c Cx<'a>,
+    fact: FnFact,
+    /// Locals and parameters, with where their values come from. Flat: a later binding of the
+    /// same name replaces it.
+    env: HashMap<String, Origins>,
+    /// Items declared inside the body, read after it.
+    nested: Vec<&'ast syn::Item>,
+}
+
+fn is_self(e: &Expr) -> bool {
+    matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("self"))
+}
+
+impl<'ast> Body<'_, '_, 'ast> {
+    /// Where an expression's value comes from.
+    fn origins(&self, e: &Expr) -> Origins {
+        struct Scan<'e> {
+            env: &'e HashMap<String, Origins>,
+            found: Origins,
+        }
+        impl<'ast> Visit<'ast> for Scan<'_> {
+            fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
+                if matches!(&f.member, Member::Named(n) if CLIENT_FIELDS.iter().any(|c| n == c)) {
+                    self.found.client_data = true;
+                }
+                visit::visit_expr_field(self, f);
+            }
+            fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+                if m.method == "peer_info" && m.args.is_empty() {
+                    self.found.client_data = true;
+                }
+                if m.method == "get" && m.args.first().is_some_and(is_client_key) {
+                    self.found.client_data = true;
+                }
+                visit::visit_expr_method_call(self, m);
+            }
+            fn visit_expr_index(&mut self, i: &'ast syn::ExprIndex) {
+                if is_client_key(&i.index) {
+                    self.found.client_data = true;
+                }
+                visit::visit_expr_index(self, i);
+            }
+            fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+                if let Some(found) = p.path.get_ident().and_then(|i| self.env.get(&i.to_string())) {
+                    self.found = self.found.or(*found);
+                }
+            }
+            fn visit_item(&mut self, _: &'ast syn::Item) {}
+        }
+        let mut scan = Scan { env: &self.env, found: Origins::default() };
+        scan.visit_expr(e);
+        scan.found
+    }
+
+    fn bind(&mut self, pat: &syn::Pat, origins: Origins) {
+        for name in pat_idents(pat) {
+            if origins.is_empty() {
+                self.env.remove(&name);
+            } else {
+                self.env.insert(name, origins);
+            }
+        }
+    }
+
+    /// The `self` place an expression is rooted at, through guards and accessors
+    /// (`*self.f.write().await`, `self.f.lock().unwrap().x`), with the expressions met on the way
+    /// that are not part of the place (method arguments, indexes).
+    fn place(&self, mut e: &'ast Expr, side: &mut Vec<&'ast Expr>) -> Option<FieldAccess> {
+        loop {
+            e = match e {
+                Expr::Field(f) => return self.place_of_field(f, side),
+                other => peel(other, side)?,
+            };
+        }
+    }
+
+    /// `place`, from a field access.
+    fn place_of_field(&self, f: &'ast syn::ExprField, side: &mut Vec<&'ast Expr>) -> Option<FieldAccess> {
+        let mut members: Vec<(String, usize)> = Vec::new();
+        let mut f = f;
+        loop {
+            let Member::Named(name) = &f.member else { return None };
+            members.push((name.to_string(), self.cx.span_range(name.span()).end));
+            if is_self(&f.base) {
+                members.reverse();
+                let start = match &*f.base {
+                    Expr::Path(p) => p.path.segments.first().map_or(0, |s| self.cx.span_range(s.ident.span()).start),
+                    _ => 0,
+                };
+                let (path, ends) = members.into_iter().unzip();
+                return Some(FieldAccess { path, start, ends, write: None });
+            }
+            let mut e: &'ast Expr = &f.base;
+            f = loop {
+                e = match e {
+                    Expr::Field(inner) => break inner,
+                    other => peel(other, side)?,
+                };
+            };
+        }
+    }
+
+    /// Records a write of the place `target` roots at; false when it roots at no `self` place.
+    fn write(&mut self, target: &'ast Expr, value: Origins) -> bool {
+        let mut side = Vec::new();
+        let Some(mut access) = self.place(target, &mut side) else { return false };
+        access.write = Some(value);
+        self.fact.fields.push(access);
+        for e in side {
+            self.visit_expr(e);
+        }
+        true
+    }
+
+    fn call(&mut self, callee: Callee, range: std::ops::Range<usize>, args: &[&Expr]) {
+        let args = args.iter().map(|a| self.origins(a)).collect();
+        self.fact.calls.push(CallFact { callee, range, args });
+    }
+}
+
+/// One accessor of a place (`.lock()`, `.await`, `?`, `*`, `[i]`): the expression under it.
+fn peel<'ast>(e: &'ast Expr, side: &mut Vec<&'ast Expr>) -> Option<&'ast Expr> {
+    Some(match e {
+        Expr::MethodCall(m) => {
+            side.extend(m.args.iter());
+            &m.receiver
+        }
+        Expr::Await(a) => &a.base,
+        Expr::Try(t) => &t.expr,
+        Expr::Paren(p) => &p.expr,
+        Expr::Group(g) => &g.expr,
+        Expr::Reference(r) => &r.expr,
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => &u.expr,
+        Expr::Index(i) => {
+            side.push(&i.index);
+            &i.expr
+        }
+        _ => return None,
+    })
+}
+
+fn is_client_key(e: &Expr) -> bool {
+    matches!(e, Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) if CLIENT_KEYS.contains(&s.value().as_str()))
+}
+
+impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
+    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
+
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        self.nested.push(item);
+    }
+
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        let origins = l.init.as_ref().map_or(Origins::default(), |init| {
+            self.visit_expr(&init.expr);
+            if let Some((_, diverge)) = &init.diverge {
+                self.visit_expr(diverge);
+            }
+            self.origins(&init.expr)
+        });
+        self.bind(&l.pat, origins);
+    }
+
+    fn visit_expr_let(&mut self, e: &'ast syn::ExprLet) {
+        self.visit_expr(&e.expr);
+        let origins = self.origins(&e.expr);
+        self.bind(&e.pat, origins);
+    }
+
+    fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+        self.visit_expr(&m.expr);
+        let origins = self.origins(&m.expr);
+        let dispatcher = m.arms.iter().any(|arm| arm_methods(&arm.pat).iter().any(|s| handlers::is_mcp_method(s)));
+        for arm in &m.arms {
+            if dispatcher {
+                let range = self.cx.node_range(&arm.pat).start..self.cx.node_range(&*arm.body).end;
+                for method in arm_methods(&arm.pat) {
+                    self.fact.arms.push(ArmFact { method, range: range.clone() });
+                }
+            }
+            self.bind(&arm.pat, origins);
+            if let Some((_, guard)) = &arm.guard {
+                self.visit_expr(guard);
+            }
+            self.visit_expr(&arm.body);
+        }
+    }
+
+    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        for input in &c.inputs {
+            self.bind(input, Origins::default());
+        }
+        self.visit_expr(&c.body);
+    }
+
+    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+        let value = self.origins(&a.right);
+        if !self.write(&a.left, value) {
+            self.visit_expr(&a.left);
+        }
+        self.visit_expr(&a.right);
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        let name = m.method.to_string();
+        if is_self(&m.receiver) {
+            let range = self.cx.span_range(m.method.span()).start..self.cx.span_range(m.paren_token.span.close()).end;
+            let args: Vec<&Expr> = m.args.iter().collect();
+            self.call(Callee::SelfMethod(name), range, &args);
+        } else if STORE_METHODS.contains(&name.as_str()) {
+            let value = m.args.iter().fold(Origins::default(), |acc, a| acc.or(self.origins(a)));
+            if self.write(&m.receiver, value) {
+                m.args.iter().for_each(|a| self.visit_expr(a));
+                return;
+            }
+        }
+        visit::visit_expr_method_call(self, m);
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        // `Ok(..)`, `Some(..)`, `Wrapper(..)`: constructors, not functions.
+        let constructor = |p: &syn::Path| {
+            p.segments.len() == 1 && p.segments[0].ident.to_string().starts_with(|c: char| c.is_ascii_uppercase())
+        };
+        if let Expr::Path(p) = &*c.func
+            && p.qself.is_none()
+            && !constructor(&p.path)
+        {
+            let path = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            // From the path's first token (not `node_range`, which prints the path to tokens).
+            let first = match &p.path.leading_colon {
+                Some(colon) => colon.spans[0],
+                None => p.path.segments.first().map_or(c.paren_token.span.open(), |s| s.ident.span()),
+            };
+            let range = self.cx.span_range(first).start..self.cx.span_range(c.paren_token.span.close()).end;
+            let args: Vec<&Expr> = c.args.iter().collect();
+            self.call(Callee::Path(path), range, &args);
+            c.args.iter().for_each(|a| self.visit_expr(a));
+            return;
+        }
+        visit::visit_expr_call(self, c);
+    }
+
+    fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
+        let mut side = Vec::new();
+        match self.place_of_field(f, &mut side) {
+            Some(access) => {
+                self.fact.fields.push(access);
+                side.into_iter().for_each(|e| self.visit_expr(e));
+            }
+            None => visit::visit_expr_field(self, f),
+        }
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        // `json!` bodies are data.
+        if m.path.segments.last().is_some_and(|seg| seg.ident == "json") {
+            return;
+        }
+        // The body lives in the file's cache, not in the tree: walked by a walker of its own that
+        // carries this function's facts and locals (items declared in a macro body are not read).
+        if let Some(body) = self.cx.macro_body(m) {
+            let fact = std::mem::take(&mut self.fact);
+            let env = std::mem::take(&mut self.env);
+            let mut inner = Body { cx: self.cx, fact, env, nested: Vec::new() };
+            match &*body {
+                MacroBody::Exprs(exprs) => exprs.iter().for_each(|e| inner.visit_expr(e)),
+                MacroBody::Stmts(stmts) => stmts.iter().for_each(|s| inner.visit_stmt(s)),
+            }
+            (self.fact, self.env) = (inner.fact, inner.env);
+        }
+    }
+}
+
+/// The string literals of an arm's pattern (`"a" | "b"`).
+fn arm_methods(pat: &syn::Pat) -> Vec<String> {
+    match pat {
+        syn::Pat::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => vec![s.value()],
+        syn::Pat::Or(o) => o.cases.iter().flat_map(arm_methods).collect(),
+        syn::Pat::Paren(p) => arm_methods(&p.pat),
+        _ => Vec::new(),
+    }
+}

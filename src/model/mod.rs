@@ -1,0 +1,697 @@
+//! The crate model: what the parsed files of one crate say about each other, asked by rules that
+//! reason across functions and files (`Rule::rust_crate`) instead of each keeping its own analysis.
+//!
+//! Built in two steps. On the worker that parsed a file, `extract::file_facts` makes one walk over
+//! the syntax tree and keeps owned, compact facts (`FileFacts`: no syn node, no span, so they
+//! outlive the tree and cross threads). After every file of the crate was checked, `CrateModel::new`
+//! merges them and resolves names. Only files whose trigger words select a rule that uses the model
+//! feed it (the same set with `--no-prefilter`), and only crates with such a file get one.
+//!
+//! What it knows:
+//! - items: structs and enums with their fields and field types (as written, last segments),
+//!   impls with their trait and self type, functions and methods with their parameters, return
+//!   type, range and role (server, client), statics, consts and `OnceCell`/`OnceLock`/`Lazy`/
+//!   `lazy_static!` globals, modules (from file paths and inline `mod`), `use` declarations with
+//!   `as` renames, `pub use` re-exports and globs;
+//! - handlers: which function answers which MCP method or notification: rmcp `ServerHandler` /
+//!   `ClientHandler` and rust-mcp-sdk handler overrides (`handlers::SERVER_METHODS`), `#[tool]`
+//!   and `#[prompt]` functions, and the arms of hand-written dispatchers (a `match` with MCP method
+//!   strings as patterns), with the calls each arm makes;
+//! - calls: methods on `self`, free functions and associated functions, resolved through the
+//!   modules and `use` declarations, with which parameters and client data (`Origins`) flow into
+//!   each argument;
+//! - state: reads and writes of `self` field paths (`self.a.b`, through guards and accessors such
+//!   as `.lock().unwrap()`), with where a written value comes from.
+//!
+//! What it does not know (yet): types of locals and method receivers other than `self` (a call
+//! `x.m()` is not an edge), trait default methods, closures given to `tokio::spawn` as separate
+//! code, locals of long-lived loops, entries of per-session maps, statics as state places, values
+//! returned by helpers, macro-generated items, `#[path]` modules, files of the crate that no model
+//! rule's trigger word selected, and which of `src/bin`, `examples/`, `tests/` are crate roots of
+//! their own (they are modules named after their path). What it cannot resolve stays unresolved:
+//! a name resolves to an item only through the module tree, never by its name alone.
+
+pub mod extract;
+pub mod handlers;
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use crate::context::Role;
+
+/// A function of the crate: an index into `CrateModel::fns`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FnId(pub u32);
+
+/// A file of the crate model: an index into `CrateModel::files`.
+pub type FileId = usize;
+
+/// Where a value comes from, as far as one function shows it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Origins {
+    /// Data a client declared about itself on the connection: `.capabilities`, `.client_info`,
+    /// `.protocol_version`, `["capabilities"]`, `peer_info()`.
+    pub client_data: bool,
+    /// The function's parameters (bit `i`: the `i`-th parameter after `self`) that flow into it.
+    pub params: u32,
+}
+
+impl Origins {
+    pub fn is_empty(&self) -> bool {
+        !self.client_data && self.params == 0
+    }
+    fn or(self, other: Origins) -> Origins {
+        Origins { client_data: self.client_data || other.client_data, params: self.params | other.params }
+    }
+}
+
+/// One file's facts, extracted on the worker that parsed it.
+#[derive(Debug, Default)]
+pub struct FileFacts {
+    /// The file's module in its crate (`src/a/b.rs` → `["a", "b"]`).
+    pub module: Vec<String>,
+    pub role: Role,
+    pub modules: Vec<Vec<String>>,
+    pub uses: Vec<UseFact>,
+    pub types: Vec<TypeFact>,
+    pub globals: Vec<GlobalFact>,
+    pub impls: Vec<ImplFact>,
+    pub fns: Vec<FnFact>,
+}
+
+/// `use target as alias;` (or `use target;`, or `use target::*;` with `glob`), in `module`.
+#[derive(Debug, Clone)]
+pub struct UseFact {
+    pub module: Vec<String>,
+    pub alias: String,
+    pub target: Vec<String>,
+    pub glob: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TypeKind {
+    Struct,
+    Enum,
+}
+
+#[derive(Debug, Clone)]
+pub struct TypeFact {
+    pub module: Vec<String>,
+    pub name: String,
+    pub kind: TypeKind,
+    /// (field, its type as written): a tuple field is named by its index, an enum's as
+    /// `Variant::field`.
+    pub fields: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GlobalKind {
+    Static,
+    Const,
+    /// `OnceCell`, `OnceLock`, `Lazy`, `LazyLock` statics, `lazy_static!` and `thread_local!`.
+    LazyInit,
+}
+
+#[derive(Debug, Clone)]
+pub struct GlobalFact {
+    pub module: Vec<String>,
+    pub name: String,
+    pub ty: String,
+    pub kind: GlobalKind,
+}
+
+#[derive(Debug, Clone)]
+pub struct ImplFact {
+    pub module: Vec<String>,
+    /// The trait's last segment (`ServerHandler`).
+    pub trait_: Option<String>,
+    /// The self type's path as written (`Indexer`, `crate::srv::Indexer`).
+    pub self_ty: Vec<String>,
+    /// Server code by its attributes (`#[tool_router]`, `#[tool_handler]`, …) or trait.
+    pub role: Role,
+}
+
+#[derive(Debug, Clone)]
+pub struct Param {
+    pub name: Option<String>,
+    pub ty: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct FnFact {
+    pub module: Vec<String>,
+    pub name: String,
+    /// The impl it is a method of (an index into the file's `impls`).
+    pub impl_: Option<usize>,
+    pub has_self: bool,
+    /// Parameters after `self`.
+    pub params: Vec<Param>,
+    pub ret: Option<String>,
+    /// The whole item, and its name.
+    pub range: Range<usize>,
+    pub name_range: Range<usize>,
+    /// As the visitor decides it: the signature (`RoleServer`), `#[tool]`, the impl; else unknown.
+    pub role: Role,
+    pub tool: bool,
+    pub prompt: bool,
+    pub calls: Vec<CallFact>,
+    pub fields: Vec<FieldAccess>,
+    /// Arms of a dispatcher `match` on MCP method strings.
+    pub arms: Vec<ArmFact>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Callee {
+    /// `self.m(..)`.
+    SelfMethod(String),
+    /// `f(..)`, `Self::f(..)`, `Type::f(..)`, `module::f(..)`.
+    Path(Vec<String>),
+}
+
+#[derive(Debug, Clone)]
+pub struct CallFact {
+    pub callee: Callee,
+    pub range: Range<usize>,
+    /// What flows into each argument (after the receiver).
+    pub args: Vec<Origins>,
+}
+
+/// A read or write of a place rooted at `self`.
+#[derive(Debug, Clone)]
+pub struct FieldAccess {
+    /// The members after `self`, accessors skipped: `self.state.lock().unwrap().caps` →
+    /// `["state", "caps"]`.
+    pub path: Vec<String>,
+    /// Where `self` starts, and where each member of `path` ends: the range of the place up to
+    /// member `i` is `start..ends[i]`.
+    pub start: usize,
+    pub ends: Vec<usize>,
+    /// For a write (`=`, `set`, `insert`, `replace`, …): where the stored value comes from.
+    pub write: Option<Origins>,
+}
+
+impl FieldAccess {
+    /// The range of `self.<path[0]>…<path[depth - 1]>`.
+    pub fn range(&self, depth: usize) -> Range<usize> {
+        self.start..self.ends[depth.clamp(1, self.ends.len()) - 1]
+    }
+}
+
+/// `"method" => body` in a dispatcher `match`.
+#[derive(Debug, Clone)]
+pub struct ArmFact {
+    pub method: String,
+    pub range: Range<usize>,
+}
+
+/// How a function answers an MCP method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HandlerKind {
+    /// A handler trait's method, overridden (`impl ServerHandler for S { fn initialize … }`).
+    Override,
+    /// `#[tool]` (`tools/call`) or `#[prompt]` (`prompts/get`).
+    Attribute,
+    /// An arm of a `match` on the method string, inside `fn_`.
+    Arm,
+}
+
+#[derive(Debug, Clone)]
+pub struct Handler {
+    pub method: String,
+    pub fn_: FnId,
+    pub kind: HandlerKind,
+    pub side: Role,
+    /// For an arm: its range in `fn_`'s file.
+    pub arm: Option<Range<usize>>,
+}
+
+/// A resolved type: its module and name (`["srv"], "Indexer"` → `"srv::Indexer"`).
+pub type TypeKey = String;
+
+/// The merged facts of one crate, names resolved. `Send + Sync`: owned data only.
+#[derive(Debug, Default)]
+pub struct CrateModel {
+    pub files: Vec<FileFacts>,
+    /// Every function, by `FnId`: (file, index in its `fns`).
+    fn_loc: Vec<(FileId, usize)>,
+    /// The resolved self type of each method.
+    owner: Vec<Option<TypeKey>>,
+    types: HashMap<TypeKey, (FileId, usize)>,
+    modules: HashSet<Vec<String>>,
+    uses: HashMap<Vec<String>, Vec<UseFact>>,
+    free_fns: HashMap<String, Vec<FnId>>,
+    methods: HashMap<(TypeKey, String), Vec<FnId>>,
+    /// Resolved on first use: most of a crate's calls are never asked about.
+    callees: Vec<OnceLock<Vec<(usize, FnId)>>>,
+    callers: OnceLock<Vec<Vec<FnId>>>,
+    handlers: Vec<Handler>,
+}
+
+fn key(module: &[String], name: &str) -> String {
+    if module.is_empty() { name.to_owned() } else { format!("{}::{name}", module.join("::")) }
+}
+
+impl CrateModel {
+    /// Merges the files of one crate (in a fixed order: the caller sorts them by path).
+    pub fn new(files: Vec<FileFacts>) -> CrateModel {
+        let mut m = CrateModel { files, ..Default::default() };
+        for (file, f) in m.files.iter().enumerate() {
+            m.modules.insert(f.module.clone());
+            for decl in &f.modules {
+                m.modules.insert(decl.clone());
+            }
+            for u in &f.uses {
+                m.uses.entry(u.module.clone()).or_default().push(u.clone());
+            }
+            for (i, t) in f.types.iter().enumerate() {
+                m.types.entry(key(&t.module, &t.name)).or_insert((file, i));
+            }
+        }
+        // Every module's ancestors are modules too.
+        let all: Vec<Vec<String>> = m.modules.iter().cloned().collect();
+        for module in all {
+            for n in 0..module.len() {
+                m.modules.insert(module[..n].to_vec());
+            }
+        }
+        for file in 0..m.files.len() {
+            // Each impl's self type once, not once per method.
+            let impl_owners: Vec<TypeKey> =
+                m.files[file].impls.iter().map(|imp| m.resolve_type(&imp.module, &imp.self_ty)).collect();
+            for index in 0..m.files[file].fns.len() {
+                let id = FnId(m.fn_loc.len() as u32);
+                m.fn_loc.push((file, index));
+                let f = &m.files[file].fns[index];
+                let owner = f.impl_.map(|i| impl_owners[i].clone());
+                match &owner {
+                    Some(ty) => m.methods.entry((ty.clone(), f.name.clone())).or_default().push(id),
+                    None => m.free_fns.entry(key(&f.module, &f.name)).or_default().push(id),
+                }
+                m.owner.push(owner);
+            }
+        }
+        m.callees = (0..m.fn_loc.len()).map(|_| OnceLock::new()).collect();
+        m.handlers = m.find_handlers();
+        m
+    }
+
+    pub fn fn_ids(&self) -> impl Iterator<Item = FnId> + '_ {
+        (0..self.fn_loc.len() as u32).map(FnId)
+    }
+
+    pub fn func(&self, id: FnId) -> &FnFact {
+        let (file, index) = self.fn_loc[id.0 as usize];
+        &self.files[file].fns[index]
+    }
+
+    pub fn file_of(&self, id: FnId) -> FileId {
+        self.fn_loc[id.0 as usize].0
+    }
+
+    /// The impl a method belongs to.
+    pub fn impl_of(&self, id: FnId) -> Option<&ImplFact> {
+        let (file, index) = self.fn_loc[id.0 as usize];
+        self.files[file].fns[index].impl_.map(|i| &self.files[file].impls[i])
+    }
+
+    /// The resolved self type of a method.
+    pub fn owner(&self, id: FnId) -> Option<&TypeKey> {
+        self.owner[id.0 as usize].as_ref()
+    }
+
+    /// The code's role: the function's own (signature, attributes, impl), else its file's.
+    pub fn role(&self, id: FnId) -> Role {
+        let f = self.func(id);
+        if f.role != Role::Unknown { f.role } else { self.files[self.file_of(id)].role }
+    }
+
+    /// A function by its path in the crate: `["srv", "helper"]` or `["srv", "Indexer", "index"]`.
+    pub fn fn_by_path(&self, path: &[&str]) -> Option<FnId> {
+        let (name, prefix) = path.split_last()?;
+        let prefix: Vec<String> = prefix.iter().map(|s| s.to_string()).collect();
+        if let Some(id) = self.free_fns.get(&key(&prefix, name)).and_then(|v| v.first()) {
+            return Some(*id);
+        }
+        let (ty, module) = prefix.split_last()?;
+        self.methods.get(&(key(module, ty), name.to_string())).and_then(|v| v.first()).copied()
+    }
+
+    /// The struct or enum a resolved type names, if the crate defines it in a file of the model.
+    pub fn type_fact(&self, ty: &TypeKey) -> Option<&TypeFact> {
+        self.types.get(ty).map(|&(file, i)| &self.files[file].types[i])
+    }
+
+    /// The functions that answer `method` (`"initialize"`, `"tools/call"`), in model order.
+    pub fn handlers_for<'m>(&'m self, method: &'m str) -> impl Iterator<Item = &'m Handler> + 'm {
+        self.handlers.iter().filter(move |h| h.method == method)
+    }
+
+    pub fn handlers(&self) -> &[Handler] {
+        &self.handlers
+    }
+
+    /// The resolved calls a function makes: (index into its `calls`, the callee).
+    pub fn callees_of(&self, id: FnId) -> &[(usize, FnId)] {
+        self.callees[id.0 as usize].get_or_init(|| self.resolve_calls(id))
+    }
+
+    /// The functions whose resolved calls reach `id` (every call of the crate is resolved on the
+    /// first ask).
+    pub fn callers_of(&self, id: FnId) -> &[FnId] {
+        let callers = self.callers.get_or_init(|| {
+            let mut callers = vec![Vec::new(); self.fn_loc.len()];
+            for from in self.fn_ids() {
+                for &(_, to) in self.callees_of(from) {
+                    let list: &mut Vec<FnId> = &mut callers[to.0 as usize];
+                    if !list.contains(&from) {
+                        list.push(from);
+                    }
+                }
+            }
+            callers
+        });
+        &callers[id.0 as usize]
+    }
+
+    /// Every function reachable from `id` through resolved calls, `id` first, breadth first.
+    pub fn reachable_from(&self, id: FnId) -> Vec<FnId> {
+        let mut seen = vec![id];
+        let mut i = 0;
+        while i < seen.len() {
+            for &(_, next) in self.callees_of(seen[i]) {
+                if !seen.contains(&next) {
+                    seen.push(next);
+                }
+            }
+            i += 1;
+        }
+        seen
+    }
+
+    /// Writes of `self.<path…>` (or of a place under it, or a container above it) in methods of
+    /// `owner`.
+    pub fn writers_of<'m>(
+        &'m self,
+        owner: &'m TypeKey,
+        path: &'m [&'m str],
+    ) -> impl Iterator<Item = (FnId, &'m FieldAccess)> + 'm {
+        self.accesses_of(owner, path).filter(|(_, a)| a.write.is_some())
+    }
+
+    /// Reads of `self.<path…>` (or of a place under it) in methods of `owner`.
+    pub fn readers_of<'m>(
+        &'m self,
+        owner: &'m TypeKey,
+        path: &'m [&'m str],
+    ) -> impl Iterator<Item = (FnId, &'m FieldAccess)> + 'm {
+        self.accesses_of(owner, path).filter(|(_, a)| a.write.is_none())
+    }
+
+    fn accesses_of<'m>(
+        &'m self,
+        owner: &'m TypeKey,
+        path: &'m [&'m str],
+    ) -> impl Iterator<Item = (FnId, &'m FieldAccess)> + 'm {
+        self.fn_ids().filter(move |id| self.owner(*id) == Some(owner)).flat_map(move |id| {
+            self.func(id)
+                .fields
+                .iter()
+                .filter(move |a| a.path.iter().zip(path).all(|(a, b)| a == b))
+                .map(move |a| (id, a))
+        })
+    }
+
+    /// The type a path names in `module` (`Indexer`, `crate::srv::Indexer`, a `use … as` alias, a
+    /// re-export, a glob import). A name that resolves to nothing the model knows is taken as the
+    /// module's own (so two files' unresolved `S` stay two types).
+    pub fn resolve_type(&self, module: &[String], path: &[String]) -> TypeKey {
+        let Some((name, prefix)) = path.split_last() else { return String::new() };
+        if !prefix.is_empty() {
+            return match self.resolve_module(module, prefix, 0) {
+                Some(m) => self.follow_type(&m, name, 0).unwrap_or_else(|| key(&m, name)),
+                None => key(prefix, name),
+            };
+        }
+        self.follow_type(module, name, 0).unwrap_or_else(|| key(module, name))
+    }
+
+    /// `name` as seen from `module`: defined there, imported by name, or through a glob.
+    fn follow_type(&self, module: &[String], name: &str, depth: usize) -> Option<TypeKey> {
+        let here = key(module, name);
+        if self.types.contains_key(&here) || depth > 4 {
+            return Some(here).filter(|k| self.types.contains_key(k));
+        }
+        let uses = self.uses.get(module)?;
+        for u in uses.iter().filter(|u| !u.glob && u.alias == name) {
+            let (last, prefix) = u.target.split_last()?;
+            let m = self.resolve_module(module, prefix, depth + 1)?;
+            if let Some(found) = self.follow_type(&m, last, depth + 1) {
+                return Some(found);
+            }
+        }
+        for u in uses.iter().filter(|u| u.glob) {
+            if let Some(m) = self.resolve_module(module, &u.target, depth + 1)
+                && let Some(found) = self.follow_type(&m, name, depth + 1)
+            {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    /// The crate module a path of modules names from `module` (`crate::a`, `super::b`, `self::c`,
+    /// a child module, an imported module), or `None` for another crate's.
+    fn resolve_module(&self, module: &[String], path: &[String], depth: usize) -> Option<Vec<String>> {
+        let Some((first, rest)) = path.split_first() else { return Some(module.to_vec()) };
+        let mut base: Vec<String> = match first.as_str() {
+            "crate" => Vec::new(),
+            "self" => module.to_vec(),
+            "super" => module[..module.len().checked_sub(1)?].to_vec(),
+            name => {
+                let child = [module, &[name.to_owned()]].concat();
+                if self.modules.contains(&child) {
+                    child
+                } else if let Some(u) =
+                    self.uses.get(module).and_then(|us| us.iter().find(|u| !u.glob && u.alias == name))
+                    && depth < 4
+                {
+                    self.resolve_module(module, &u.target, depth + 1)?
+                } else if self.modules.contains(&vec![name.to_owned()]) && module.is_empty() {
+                    vec![name.to_owned()]
+                } else {
+                    return None;
+                }
+            }
+        };
+        for seg in rest {
+            if seg == "super" {
+                base.pop()?;
+            } else {
+                base.push(seg.clone());
+            }
+        }
+        Some(base)
+    }
+
+    fn resolve_calls(&self, id: FnId) -> Vec<(usize, FnId)> {
+        let f = self.func(id);
+        let owner = self.owner(id);
+        let mut out = Vec::new();
+        for (i, call) in f.calls.iter().enumerate() {
+            let targets: Vec<FnId> = match &call.callee {
+                Callee::SelfMethod(name) => owner.and_then(|o| self.methods.get(&(o.clone(), name.clone()))).cloned(),
+                Callee::Path(path) => self.resolve_fn_path(&f.module, owner, path),
+            }
+            .unwrap_or_default();
+            out.extend(targets.into_iter().map(|t| (i, t)));
+        }
+        out
+    }
+
+    fn resolve_fn_path(&self, module: &[String], owner: Option<&TypeKey>, path: &[String]) -> Option<Vec<FnId>> {
+        let (name, prefix) = path.split_last()?;
+        if prefix.len() == 1 && prefix[0] == "Self" {
+            return self.methods.get(&(owner?.clone(), name.clone())).cloned();
+        }
+        if prefix.is_empty() {
+            if let Some(found) = self.free_fns.get(&key(module, name)) {
+                return Some(found.clone());
+            }
+            let u = self.uses.get(module)?.iter().find(|u| !u.glob && u.alias == *name)?;
+            return self.resolve_fn_path(
+                module,
+                owner,
+                &[vec!["crate".to_owned()], absolute(module, &u.target)?].concat(),
+            );
+        }
+        // `Type::f` or `module::f`.
+        if let Some(m) = self.resolve_module(module, prefix, 0)
+            && let Some(found) = self.free_fns.get(&key(&m, name))
+        {
+            return Some(found.clone());
+        }
+        let ty = self.resolve_type(module, prefix);
+        self.methods.get(&(ty, name.clone())).cloned()
+    }
+
+    fn find_handlers(&self) -> Vec<Handler> {
+        let mut out = Vec::new();
+        for id in self.fn_ids() {
+            let f = self.func(id);
+            if let Some(imp) = self.impl_of(id)
+                && let Some((side, method)) = imp.trait_.as_deref().and_then(|t| handlers::trait_method(t, &f.name))
+            {
+                out.push(Handler { method: method.to_owned(), fn_: id, kind: HandlerKind::Override, side, arm: None });
+            }
+            if f.tool || f.prompt {
+                let method = if f.tool { "tools/call" } else { "prompts/get" };
+                let kind = HandlerKind::Attribute;
+                out.push(Handler { method: method.to_owned(), fn_: id, kind, side: Role::Server, arm: None });
+            }
+            for arm in &f.arms {
+                let (method, range) = (arm.method.clone(), Some(arm.range.clone()));
+                out.push(Handler { method, fn_: id, kind: HandlerKind::Arm, side: self.role(id), arm: range });
+            }
+        }
+        out
+    }
+
+    /// The functions a handler's code calls directly: for an arm, the calls inside it; else every
+    /// call of the function.
+    pub fn handler_callees(&self, h: &Handler) -> Vec<(usize, FnId)> {
+        let f = self.func(h.fn_);
+        self.callees_of(h.fn_)
+            .iter()
+            .filter(|(i, _)| h.arm.as_ref().is_none_or(|arm| within(&f.calls[*i].range, arm)))
+            .copied()
+            .collect()
+    }
+}
+
+/// A `use` target made absolute from `module` (for names re-resolved from the crate root).
+fn absolute(module: &[String], target: &[String]) -> Option<Vec<String>> {
+    let (first, rest) = target.split_first()?;
+    let mut base = match first.as_str() {
+        "crate" => Vec::new(),
+        "self" => module.to_vec(),
+        "super" => module[..module.len().checked_sub(1)?].to_vec(),
+        other => [module, &[other.to_owned()]].concat(),
+    };
+    base.extend(rest.iter().cloned());
+    Some(base)
+}
+
+/// Whether `inner` lies inside `outer`.
+pub fn within(inner: &Range<usize>, outer: &Range<usize>) -> bool {
+    outer.start <= inner.start && inner.end <= outer.end
+}
+
+/// The module of a file from its path in the crate's folder: `src/lib.rs` and `src/main.rs` are
+/// the root, `src/a/mod.rs` and `src/a.rs` are `a`; other files (`tests/x.rs`, a loose file) are
+/// named by their whole path.
+pub fn module_of(relative: &std::path::Path) -> Vec<String> {
+    let mut parts: Vec<String> = relative
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    if let Some(last) = parts.last_mut()
+        && let Some(stem) = last.strip_suffix(".rs")
+    {
+        *last = stem.to_owned();
+    }
+    if parts.first().is_some_and(|p| p == "src") {
+        parts.remove(0);
+        if parts.len() == 1 && (parts[0] == "lib" || parts[0] == "main") {
+            parts.clear();
+        }
+    }
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model_of(files: &[(&str, &str)]) -> CrateModel {
+        let facts = files
+            .iter()
+            .map(|(path, text)| {
+                let parsed = crate::rust::parse::parse_rust(text).unwrap();
+                let file = crate::source::SourceFile::new(path.into(), path.to_string(), text.to_string());
+                let ctx = crate::context::CrateContext::default();
+                let cx = crate::cx::Cx::new(&file, &ctx, crate::cx::Origin::Rust);
+                let facts = extract::file_facts(&cx, &parsed.file, module_of(std::path::Path::new(path)));
+                proc_macro2::extra::invalidate_current_thread_spans();
+                facts
+            })
+            .collect();
+        CrateModel::new(facts)
+    }
+
+    #[test]
+    fn modules_from_paths() {
+        let m = |p: &str| module_of(std::path::Path::new(p));
+        assert_eq!(m("src/lib.rs"), Vec::<String>::new());
+        assert_eq!(m("src/a/mod.rs"), ["a"]);
+        assert_eq!(m("src/a/b.rs"), ["a", "b"]);
+        assert_eq!(m("tests/t.rs"), ["tests", "t"]);
+    }
+
+    #[test]
+    fn resolves_across_files_and_renames() {
+        let model = model_of(&[
+            (
+                "src/state.rs",
+                "pub struct Srv { caps: Mutex<Option<Caps>> }\nimpl Srv { pub fn remember(&self, c: Caps) { *self.caps.lock().unwrap() = Some(c); } }\npub fn free(x: u8) {}\n",
+            ),
+            (
+                "src/handler.rs",
+                "use crate::state::{Srv as Server, free};\nimpl ServerHandler for Server {\n    async fn initialize(&self, request: InitializeRequestParams) { self.remember(request.capabilities); free(1); }\n    async fn list_tools(&self) { let c = self.caps.lock().unwrap().clone(); }\n}\n",
+            ),
+            ("src/other.rs", "struct Srv { caps: u8 }\nimpl Srv { fn look(&self) -> u8 { self.caps } }\n"),
+        ]);
+        let init = model.handlers_for("initialize").next().expect("the initialize override");
+        assert_eq!(init.kind, HandlerKind::Override);
+        assert_eq!(model.owner(init.fn_).map(String::as_str), Some("state::Srv"));
+        let remember = model.fn_by_path(&["state", "Srv", "remember"]).unwrap();
+        let free = model.fn_by_path(&["state", "free"]).unwrap();
+        let callees: Vec<FnId> = model.callees_of(init.fn_).iter().map(|(_, f)| *f).collect();
+        assert_eq!(callees, [remember, free]);
+        assert_eq!(model.callers_of(remember), [init.fn_]);
+        assert_eq!(model.reachable_from(init.fn_), [init.fn_, remember, free]);
+        let call = &model.func(init.fn_).calls[0];
+        assert_eq!(call.args, [Origins { client_data: true, params: 1 }]);
+        let owner = "state::Srv".to_owned();
+        let writers: Vec<FnId> = model.writers_of(&owner, &["caps"]).map(|(f, _)| f).collect();
+        assert_eq!(writers, [remember]);
+        assert_eq!(model.func(remember).fields[0].write, Some(Origins { client_data: false, params: 1 }));
+        let readers: Vec<&str> =
+            model.readers_of(&owner, &["caps"]).map(|(f, _)| model.func(f).name.as_str()).collect();
+        assert_eq!(readers, ["list_tools"], "the other file's `Srv` is another type");
+    }
+
+    #[test]
+    fn dispatcher_arms_and_attributes() {
+        let model = model_of(&[(
+            "src/main.rs",
+            "struct H;\nimpl H {\n    fn handle(&mut self, method: &str, params: Value) {\n        match method {\n            \"initialize\" => self.init(params),\n            \"tools/call\" | \"tools/list\" => { tools::run(); }\n            _ => {}\n        }\n    }\n    fn init(&mut self, p: Value) { self.caps = p[\"capabilities\"].clone(); }\n}\n#[tool]\nasync fn echo(s: String) -> String { s }\n",
+        )]);
+        let init = model.handlers_for("initialize").next().unwrap();
+        assert_eq!(init.kind, HandlerKind::Arm);
+        let callees: Vec<&str> =
+            model.handler_callees(init).iter().map(|(_, f)| model.func(*f).name.as_str()).collect();
+        assert_eq!(callees, ["init"]);
+        assert_eq!(model.handlers_for("tools/list").count(), 1);
+        let tools: Vec<&str> = model.handlers_for("tools/call").map(|h| model.func(h.fn_).name.as_str()).collect();
+        assert_eq!(tools, ["handle", "echo"]);
+        let init_fn = model.fn_by_path(&["H", "init"]).unwrap();
+        assert_eq!(model.func(init_fn).fields[0].write, Some(Origins { client_data: true, params: 1 }));
+    }
+}
