@@ -179,8 +179,7 @@ impl<'a> Cx<'a> {
         self.states.get(&TypeId::of::<T>()).and_then(|b| b.downcast_ref::<T>())
     }
 
-    /// Records a finding. Severity comes from the crate context, never from the rule; a
-    /// deprecation's message carries its earliest removal date.
+    /// Records a finding (see `finding`).
     pub fn report(
         &mut self,
         rule: &'static RuleMeta,
@@ -188,21 +187,32 @@ impl<'a> Cx<'a> {
         message: impl Into<String>,
         label: impl Into<String>,
     ) -> &mut Diagnostic {
-        let mut message = message.into();
-        if let Some(date) = rule.impact.earliest_removal() {
-            message.push_str(&format!(" (deprecated; earliest removal {date})"));
-        }
-        self.diagnostics.push(Diagnostic {
-            rule: rule.name,
-            severity: self.crate_ctx.severity_for(rule.impact),
-            range,
-            message,
-            label: label.into(),
-            labels: Vec::new(),
-            help: rule.help.map(str::to_owned),
-            fix: None,
-        });
+        self.diagnostics.push(finding(rule, self.crate_ctx, range, message.into(), label.into()));
         self.diagnostics.last_mut().unwrap()
+    }
+}
+
+/// A rule's finding as every hook reports it: severity from the crate context, never from the
+/// rule; a deprecation's message carries its earliest removal date.
+fn finding(
+    rule: &'static RuleMeta,
+    crate_ctx: &CrateContext,
+    range: Range<usize>,
+    mut message: String,
+    label: String,
+) -> Diagnostic {
+    if let Some(date) = rule.impact.earliest_removal() {
+        message.push_str(&format!(" (deprecated; earliest removal {date})"));
+    }
+    Diagnostic {
+        rule: rule.name,
+        severity: crate_ctx.severity_for(rule.impact),
+        range,
+        message,
+        label,
+        labels: Vec::new(),
+        help: rule.help.map(str::to_owned),
+        fix: None,
     }
 }
 
@@ -235,20 +245,7 @@ impl<'a> CrateCx<'a> {
         message: impl Into<String>,
         label: impl Into<String>,
     ) -> &mut Diagnostic {
-        let mut message = message.into();
-        if let Some(date) = rule.impact.earliest_removal() {
-            message.push_str(&format!(" (deprecated; earliest removal {date})"));
-        }
-        let diagnostic = Diagnostic {
-            rule: rule.name,
-            severity: self.files[file].crate_ctx.severity_for(rule.impact),
-            range,
-            message,
-            label: label.into(),
-            labels: Vec::new(),
-            help: rule.help.map(str::to_owned),
-            fix: None,
-        };
+        let diagnostic = finding(rule, self.files[file].crate_ctx, range, message.into(), label.into());
         self.diagnostics.push((file, diagnostic));
         &mut self.diagnostics.last_mut().unwrap().1
     }
