@@ -150,17 +150,16 @@ const OTHER_BUILDER_METHODS: &[&str] = &[
     "enable_roots_list_changed",
 ];
 
-/// Client handler methods that answer a deprecated feature: (trait method, feature, what it does).
-const CLIENT_HANDLERS: &[(&str, Feature, &str)] = &[
-    // rmcp
-    ("list_roots", Feature::Roots, "answers `roots/list`"),
-    ("create_message", Feature::Sampling, "answers `sampling/createMessage`"),
-    ("on_logging_message", Feature::Logging, "receives `notifications/message`"),
-    // rust-mcp-sdk
-    ("handle_list_roots_request", Feature::Roots, "answers `roots/list`"),
-    ("handle_create_message_request", Feature::Sampling, "answers `sampling/createMessage`"),
-    ("handle_logging_message_notification", Feature::Logging, "receives `notifications/message`"),
-];
+/// What a client handler method that answers a deprecated feature does, by the MCP method the
+/// model's handler table says it answers.
+fn client_handler_feature(method: &str) -> Option<(Feature, &'static str)> {
+    match method {
+        "roots/list" => Some((Feature::Roots, "answers `roots/list`")),
+        "sampling/createMessage" => Some((Feature::Sampling, "answers `sampling/createMessage`")),
+        "notifications/message" => Some((Feature::Logging, "receives `notifications/message`")),
+        _ => None,
+    }
+}
 
 /// Keys of objects that hold capabilities (initialize params and results, per-request `_meta`,
 /// discover results, configs).
@@ -195,11 +194,9 @@ impl Rule for DeprecatedFeature {
         // Only overrides in a client handler impl: a database's or chat service's own
         // `create_message` is not the SDK's.
         let Some(trait_name) = &f.impl_trait else { return };
-        if !trait_name.starts_with("ClientHandler") {
-            return;
-        }
         let name = f.sig.ident.to_string();
-        let Some((_, feature, what)) = CLIENT_HANDLERS.iter().find(|(n, ..)| *n == name) else { return };
+        let Some((Role::Client, method)) = crate::model::handlers::trait_method(trait_name, &name) else { return };
+        let Some((feature, what)) = client_handler_feature(method) else { return };
         let range = cx.node_range(&f.sig.ident);
         cx.report(
             &META,

@@ -168,33 +168,6 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/removed-method.md"),
 };
 
-/// Handler methods (rmcp, rust-mcp-sdk) that answer a removed method, per handler side.
-const SERVER_HANDLERS: &[(&str, &str)] = &[
-    ("initialize", INITIALIZE),
-    ("handle_initialize_request", INITIALIZE),
-    ("on_initialized", "notifications/initialized"),
-    ("handle_initialized_notification", "notifications/initialized"),
-    ("ping", PING),
-    ("handle_ping_request", PING),
-    ("set_level", "logging/setLevel"),
-    ("handle_set_level_request", "logging/setLevel"),
-    ("subscribe", "resources/subscribe"),
-    ("handle_subscribe_request", "resources/subscribe"),
-    ("unsubscribe", "resources/unsubscribe"),
-    ("handle_unsubscribe_request", "resources/unsubscribe"),
-    ("list_tasks", "tasks/list"),
-    ("handle_list_tasks_request", "tasks/list"),
-    ("get_task_result", "tasks/result"),
-    ("handle_get_task_payload_request", "tasks/result"),
-];
-const CLIENT_HANDLERS: &[(&str, &str)] = &[
-    ("ping", PING),
-    ("handle_ping_request", PING),
-    ("on_elicitation_complete", "notifications/elicitation/complete"),
-    ("handle_elicitation_complete_notification", "notifications/elicitation/complete"),
-    ("on_url_elicitation_complete", "notifications/elicitation/complete"),
-];
-
 /// SDK enum variants (rmcp, rust-mcp-schema, pmcp): (enum, variant, method).
 const VARIANTS: &[(&str, &str, &str)] = &[
     ("ClientRequest", "InitializeRequest", INITIALIZE),
@@ -465,15 +438,9 @@ fn sdk_variant(cx: &mut Cx, path: &syn::Path, pattern: bool) {
 /// An override of a handler method that answers a removed method, unless it only rejects it.
 fn handler_override(cx: &mut Cx, f: &FnRef) {
     let Some(trait_name) = &f.impl_trait else { return };
-    let table = if trait_name.starts_with("ServerHandler") {
-        SERVER_HANDLERS
-    } else if trait_name.starts_with("ClientHandler") {
-        CLIENT_HANDLERS
-    } else {
-        return;
-    };
     let name = f.sig.ident.to_string();
-    let Some((_, method)) = table.iter().find(|(n, _)| *n == name) else { return };
+    // The model's table of what each handler method answers; `report` keeps the removed ones.
+    let Some((_, method)) = crate::model::handlers::trait_method(trait_name, &name) else { return };
     if block_rejects(f.body) {
         return;
     }
