@@ -570,6 +570,10 @@ pub const MCP_EVIDENCE: &[&str] = &[
     "resultType",
     "ServerHandler",
     "ClientHandler",
+    // The Streamable HTTP session header (2025-03-26 to 2025-11-25), which no other protocol has.
+    "Mcp-Session-Id",
+    "mcp-session-id",
+    "MCP-Session-Id",
 ];
 
 /// What else makes a Rust file MCP code for `RuleMeta::mcp_triggers`, beside the role words,
