@@ -376,34 +376,38 @@ fn check_scanned(
     let crate_ctx = crate_context(contexts, path, &settings);
     let file = SourceFile::new(path.to_path_buf(), shown.to_owned(), text);
     let parsed = !active.is_empty();
-    if parsed && !model_rules.is_empty() && file.kind() == FileKind::Rust {
+    let diagnostics = if !parsed {
+        finish(&file, Vec::new(), &suppressions, &Extents::new(), &settings)
+    } else if !model_rules.is_empty() && file.kind() == FileKind::Rust {
+        // The file feeds its crate's model: finished with the crate (`finish_crates`).
         let (crate_key, module) = contexts.crate_and_module(path);
         let (diagnostics, extents, facts) = analyse_file(&file, &crate_ctx, &active, role, &suppressions, Some(module));
-        if let Some(facts) = facts {
-            let pending = PendingFile {
-                file,
-                crate_ctx,
-                crate_key,
-                diagnostics,
-                suppressions,
-                extents,
-                settings,
-                facts,
-                model_rules,
-            };
-            return Outcome::Pending(Box::new(pending));
+        match facts {
+            Some(facts) => {
+                let pending = PendingFile {
+                    file,
+                    crate_ctx,
+                    crate_key,
+                    diagnostics,
+                    suppressions,
+                    extents,
+                    settings,
+                    facts,
+                    model_rules,
+                };
+                return Outcome::Pending(Box::new(pending));
+            }
+            None => finish(&file, diagnostics, &suppressions, &extents, &settings),
         }
-        let diagnostics = finish(&file, diagnostics, &suppressions, &extents, &settings);
-        let report = (!diagnostics.is_empty()).then(|| FileReport { file: Arc::new(file), crate_ctx, diagnostics });
-        return Outcome::Checked { report, parsed };
-    }
-    let diagnostics = if parsed {
-        analyse(&file, &crate_ctx, &active, role, &settings, &suppressions)
     } else {
-        finish(&file, Vec::new(), &suppressions, &Extents::new(), &settings)
+        analyse(&file, &crate_ctx, &active, role, &settings, &suppressions)
     };
-    let report = (!diagnostics.is_empty()).then(|| FileReport { file: Arc::new(file), crate_ctx, diagnostics });
-    Outcome::Checked { report, parsed }
+    Outcome::Checked { report: report_of(file, crate_ctx, diagnostics), parsed }
+}
+
+/// A checked file's report, if it has findings.
+fn report_of(file: SourceFile, crate_ctx: Arc<CrateContext>, diagnostics: Vec<Diagnostic>) -> Option<FileReport> {
+    (!diagnostics.is_empty()).then(|| FileReport { file: Arc::new(file), crate_ctx, diagnostics })
 }
 
 /// The crate context of a file, with the era its configuration sets (`era = …`), if any, in place
@@ -524,8 +528,7 @@ fn finish_crate(mut files: Vec<PendingFile>) -> Vec<FileReport> {
         .into_iter()
         .filter_map(|p| {
             let diagnostics = finish(&p.file, p.diagnostics, &p.suppressions, &p.extents, &p.settings);
-            let crate_ctx = p.crate_ctx;
-            (!diagnostics.is_empty()).then(|| FileReport { file: Arc::new(p.file), crate_ctx, diagnostics })
+            report_of(p.file, p.crate_ctx, diagnostics)
         })
         .collect()
 }

@@ -257,50 +257,36 @@ impl Prefilter {
         let found = || self.meaning.iter().zip(hit).filter(|(_, h)| **h).map(|(m, _)| m);
         let reads_json = kind != FileKind::Rust || found().any(|m| m.json_macro);
         let mcp_code = kind != FileKind::Rust || found().any(|m| m.mcp_code);
-        let mut active_idx = vec![!self.enabled; self.rules.len()];
-        let mut with_sdk_idx = active_idx.clone();
+        // What the words alone select, without and with an MCP SDK in the crate.
+        let mut by_words = vec![false; self.rules.len()];
+        let mut by_words_with_sdk = by_words.clone();
         let (mut server, mut client) = (false, false);
         for meaning in found() {
             for &i in &meaning.rules {
-                (active_idx[i], with_sdk_idx[i]) = (true, true);
+                (by_words[i], by_words_with_sdk[i]) = (true, true);
             }
             if reads_json {
-                meaning.json_rules.iter().for_each(|&i| (active_idx[i], with_sdk_idx[i]) = (true, true));
+                meaning.json_rules.iter().for_each(|&i| (by_words[i], by_words_with_sdk[i]) = (true, true));
             }
             for &i in &meaning.mcp_rules {
-                active_idx[i] |= mcp_code;
-                with_sdk_idx[i] = true;
+                by_words[i] |= mcp_code;
+                by_words_with_sdk[i] = true;
             }
             server |= meaning.server;
             client |= meaning.client;
         }
-        let pick = |on: &[bool]| self.rules.iter().zip(on).filter(|(_, on)| **on).map(|(r, _)| *r).collect::<Vec<_>>();
-        let with_sdk = if with_sdk_idx == active_idx { Vec::new() } else { pick(&with_sdk_idx) };
-        let model = self.model_rules(hit, reads_json, mcp_code);
-        Scan { active: pick(&active_idx), with_sdk, role: Role::from_words(server, client), model }
-    }
-
-    /// `Scan::model`: what the words alone select among the rules that use the model.
-    fn model_rules(&self, hit: &[bool], reads_json: bool, mcp_code: bool) -> [Vec<&'static dyn Rule>; 2] {
-        let mut out: [Vec<&'static dyn Rule>; 2] = [Vec::new(), Vec::new()];
-        if !self.rules.iter().any(|r| r.uses_model()) {
-            return out;
+        let pick = |on: &[bool], keep: &dyn Fn(&dyn Rule) -> bool| {
+            self.rules.iter().zip(on).filter(|(r, on)| **on && keep(**r)).map(|(r, _)| *r).collect::<Vec<_>>()
+        };
+        // The model's files are what the words select with the prefilter on or off.
+        let model = [pick(&by_words, &|r| r.uses_model()), pick(&by_words_with_sdk, &|r| r.uses_model())];
+        // With the prefilter off, every rule is active.
+        if !self.enabled {
+            by_words.fill(true);
+            by_words_with_sdk.fill(true);
         }
-        let mut on = [vec![false; self.rules.len()], vec![false; self.rules.len()]];
-        for (meaning, _) in self.meaning.iter().zip(hit).filter(|(_, h)| **h) {
-            let json = if reads_json { meaning.json_rules.as_slice() } else { &[] };
-            for &i in meaning.rules.iter().chain(json) {
-                (on[0][i], on[1][i]) = (true, true);
-            }
-            for &i in &meaning.mcp_rules {
-                on[0][i] |= mcp_code;
-                on[1][i] = true;
-            }
-        }
-        for (k, on) in on.iter().enumerate() {
-            out[k] = self.rules.iter().zip(on).filter(|(r, on)| **on && r.uses_model()).map(|(r, _)| *r).collect();
-        }
-        out
+        let with_sdk = if by_words_with_sdk == by_words { Vec::new() } else { pick(&by_words_with_sdk, &|_| true) };
+        Scan { active: pick(&by_words, &|_| true), with_sdk, role: Role::from_words(server, client), model }
     }
 }
 
