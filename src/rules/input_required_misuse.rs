@@ -82,7 +82,7 @@ impl Rule for InputRequiredMisuse {
     fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
         let body = cx.block_range(f.body);
         cx.state::<FnBodies>().bodies.push(body.clone());
-        if in_test_code(cx, body.start) {
+        if cx.in_test_code(&body) {
             return;
         }
         // An SDK handler for another request building an `InputRequiredResult`.
@@ -119,7 +119,7 @@ impl Rule for InputRequiredMisuse {
             return;
         }
         let range = cx.node_range(call);
-        if in_test_code(cx, range.start) {
+        if cx.in_test_code(&range) {
             return;
         }
         let shown = cx.text(range.clone()).split_whitespace().collect::<Vec<_>>().join(" ");
@@ -127,8 +127,7 @@ impl Rule for InputRequiredMisuse {
     }
 
     fn struct_lit(&self, cx: &mut Cx, lit: &syn::ExprStruct) {
-        if last_ident(&lit.path).as_deref() != Some("InputRequiredResult") || in_test_code(cx, cx.node_range(lit).start)
-        {
+        if last_ident(&lit.path).as_deref() != Some("InputRequiredResult") || cx.in_test_code(&cx.node_range(lit)) {
             return;
         }
         // `..Default::default()` leaves the fields `None`; `..other` may not.
@@ -148,7 +147,7 @@ impl Rule for InputRequiredMisuse {
     }
 
     fn json_node(&self, cx: &mut Cx, node: &JsonNode, path: &[Step]) {
-        if cx.origin == Origin::Rust && in_test_code(cx, node.range.start) {
+        if cx.in_test_code(&node.range) {
             return;
         }
         // The result: `{"resultType": "input_required", …}` with nothing to ask.
@@ -227,11 +226,6 @@ fn added_later(cx: &Cx, node: &JsonNode) -> bool {
     outside.iter().flatten().any(|t| {
         ["\"inputRequests\"", "\"requestState\"", "input_requests", "request_state"].iter().any(|w| t.contains(w))
     })
-}
-
-/// Whether a position of the Rust file is test code, where malformed results are built on purpose.
-fn in_test_code(cx: &Cx, at: usize) -> bool {
-    cx.in_test_code(&(at..at))
 }
 
 /// One input request (`inputRequests[key]`): no JSON-RPC members, and one of the three methods.

@@ -95,12 +95,6 @@ struct State {
     meta_reported: bool,
 }
 
-/// Whether Rust code at `range` is test code: tests send old versions on purpose, to check that
-/// they are rejected.
-fn in_test_code(cx: &Cx, range: &Range<usize>) -> bool {
-    cx.in_test_code(range)
-}
-
 /// Whether a JSON file exercises version negotiation: a server in it answers `-32022`
 /// (UnsupportedProtocolVersion), so an old version in it is sent on purpose.
 fn negotiation_exercise(cx: &Cx) -> bool {
@@ -179,7 +173,7 @@ fn deliberate_name(name: &str) -> bool {
 }
 
 fn report_pin(cx: &mut Cx, range: Range<usize>, version: &str, what: &str) {
-    if in_test_code(cx, &range) {
+    if cx.in_test_code(&range) {
         return;
     }
     let target = match cx.crate_ctx.era.era {
@@ -284,7 +278,7 @@ impl Rule for LegacyProtocolVersion {
                     continue;
                 }
                 let Some(version) = h.value.as_str().filter(|v| is_legacy(v)) else { continue };
-                if in_test_code(cx, &h.value.range) || negotiation_exercise(cx) {
+                if cx.in_test_code(&h.value.range) || negotiation_exercise(cx) {
                     continue;
                 }
                 let edits =
@@ -317,7 +311,7 @@ impl Rule for LegacyProtocolVersion {
 
 /// `_meta["io.modelcontextprotocol/protocolVersion"]` naming an older revision.
 fn meta_version(cx: &mut Cx, range: Range<usize>, version: &str) {
-    if in_test_code(cx, &range) || negotiation_exercise(cx) {
+    if cx.in_test_code(&range) || negotiation_exercise(cx) {
         return;
     }
     if cx.origin == Origin::JsonFile {
