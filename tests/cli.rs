@@ -12,18 +12,9 @@ fn mcp_lint() -> Command {
     cmd
 }
 
-/// A server tool that asks the client for its roots: one `server-roots-request` finding.
-const SERVER_WITH_ROOTS: &str = r#"use rmcp::{RoleServer, service::RequestContext};
-
-struct Files;
-
-impl Files {
-    async fn list(&self, context: RequestContext<RoleServer>) -> usize {
-        let roots = context.peer.list_roots().await.unwrap();
-        roots.roots.len()
-    }
-}
-"#;
+#[path = "support/samples.rs"]
+mod samples;
+use samples::SERVER_WITH_ROOTS;
 
 const CLEAN: &str = "fn main() {\n    println!(\"hello\");\n}\n";
 

@@ -14,18 +14,9 @@ fn mcp_lint() -> Command {
     cmd
 }
 
-/// A server tool that asks the client for its roots: one `server-roots-request` finding, line 7.
-const SERVER_WITH_ROOTS: &str = r#"use rmcp::{RoleServer, service::RequestContext};
-
-struct Files;
-
-impl Files {
-    async fn list(&self, context: RequestContext<RoleServer>) -> usize {
-        let roots = context.peer.list_roots().await.unwrap();
-        roots.roots.len()
-    }
-}
-"#;
+#[path = "support/samples.rs"]
+mod samples;
+use samples::SERVER_WITH_ROOTS;
 
 /// A client capability declaration with the removed flag: one `roots-list-changed` finding.
 const CAPS_JSON: &str = "{\"capabilities\": {\"roots\": {\"listChanged\": true}}}\n";

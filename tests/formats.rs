@@ -32,18 +32,9 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
-/// A server tool that asks the client for its roots: one `server-roots-request` finding.
-const SERVER_WITH_ROOTS: &str = r#"use rmcp::{RoleServer, service::RequestContext};
-
-struct Files;
-
-impl Files {
-    async fn list(&self, context: RequestContext<RoleServer>) -> usize {
-        let roots = context.peer.list_roots().await.unwrap();
-        roots.roots.len()
-    }
-}
-"#;
+#[path = "support/samples.rs"]
+mod samples;
+use samples::SERVER_WITH_ROOTS;
 
 /// A client capability declaration with the removed flag: one finding with a safe fix. The `é`
 /// before it makes columns in code points differ from bytes.
