@@ -404,6 +404,17 @@ mod tests {
     }
 
     #[test]
+    fn a_flag_in_a_raw_string_body_is_reported_without_a_fix() {
+        let text = "use serde_json::json;\n\
+                    fn bodies() -> (serde_json::Value, &'static str) {\n\
+                    (json!({\"capabilities\": {\"roots\": {\"listChanged\": true}}}),\n\
+                    r#\"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/clientCapabilities\":{\"roots\":{\"listChanged\":true}}}}}\"#)\n\
+                    }\n";
+        let fixes: Vec<bool> = findings("lib.rs", text).iter().map(|d| d.fix.is_some()).collect();
+        assert_eq!(fixes, [true, false], "the json! body's flag has a fix, the raw string's has none");
+    }
+
+    #[test]
     fn tests_that_assert_the_flag_get_no_fix() {
         let text = "use rmcp::model::*;\n\
                     #[cfg(test)]\n\
