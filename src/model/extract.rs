@@ -8,8 +8,8 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Member};
 
 use super::{
-    ArmFact, CallFact, Callee, FieldAccess, FileFacts, FnFact, GlobalFact, GlobalKind, ImplFact, Origins, Param,
-    TypeFact, TypeKind, UseFact, handlers,
+    ArmFact, CallFact, Callee, FieldAccess, FileFacts, FnFact, GlobalFact, GlobalKind, ImplFact, Origins, Param, Root,
+    TypeFact, TypeKind, UseFact, WriteOp, handlers, state,
 };
 use crate::context::Role;
 use crate::cx::Cx;
@@ -102,7 +102,14 @@ impl Extract<'_, '_> {
                     other => vec![type_text(other)],
                 };
                 let index = self.out.impls.len();
-                self.out.impls.push(ImplFact { module: module.to_vec(), trait_, self_ty, role });
+                let attrs = i
+                    .attrs
+                    .iter()
+                    .filter_map(|a| a.path().segments.last().map(|s| (s.ident.to_string(), a)))
+                    .filter(|(n, _)| SERVER_IMPL_ATTRS.contains(&n.as_str()))
+                    .map(|(n, a)| (n, self.cx.node_range(a)))
+                    .collect();
+                self.out.impls.push(ImplFact { module: module.to_vec(), trait_, self_ty, role, attrs });
                 for it in &i.items {
                     if let syn::ImplItem::Fn(f) = it {
                         let range = self.cx.join(f.sig.fn_token.span, f.block.brace_token.span.close());
@@ -167,6 +174,7 @@ impl Extract<'_, '_> {
         };
         let mut params = Vec::new();
         let mut env = HashMap::new();
+        let mut locals = state::Locals::default();
         let mut has_self = false;
         for input in &sig.inputs {
             match input {
@@ -178,6 +186,7 @@ impl Extract<'_, '_> {
                     for n in &names {
                         env.insert(n.clone(), bit);
                     }
+                    locals.param(&t.pat, &t.ty);
                     params.push(Param { name: names.into_iter().next(), ty: type_text(&t.ty) });
                 }
             }
@@ -201,8 +210,10 @@ impl Extract<'_, '_> {
             calls: Vec::new(),
             fields: Vec::new(),
             arms: Vec::new(),
+            places: Vec::new(),
+            list_changed: Vec::new(),
         };
-        let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new() };
+        let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new(), locals };
         body_walk.visit_block(body);
         let Body { fact, nested, .. } = body_walk;
         self.out.fns.push(fact);
@@ -348,6 +359,8 @@ struct Body<'c, 'a, 'ast> {
     env: HashMap<String, Origins>,
     /// Items declared inside the body, read after it.
     nested: Vec<&'ast syn::Item>,
+    /// Which names are state places (`state::Locals`).
+    locals: state::Locals,
 }
 
 fn is_self(e: &Expr) -> bool {
@@ -397,6 +410,7 @@ impl<'ast> Body<'_, '_, 'ast> {
 
     fn bind(&mut self, pat: &syn::Pat, origins: Origins) {
         for name in pat_idents(pat) {
+            self.locals.declare(&name);
             if origins.is_empty() {
                 self.env.remove(&name);
             } else {
@@ -412,6 +426,7 @@ impl<'ast> Body<'_, '_, 'ast> {
         loop {
             e = match e {
                 Expr::Field(f) => return self.place_of_field(f, side),
+                Expr::Path(p) => return self.locals.root(self.cx, p, Vec::new()),
                 other => peel(other, side)?,
             };
         }
@@ -431,24 +446,29 @@ impl<'ast> Body<'_, '_, 'ast> {
                     _ => 0,
                 };
                 let (path, ends) = members.into_iter().unzip();
-                return Some(FieldAccess { path, start, ends, write: None });
+                return Some(FieldAccess { path, start, ends, write: None, ..Default::default() });
             }
             let mut e: &'ast Expr = &f.base;
             f = loop {
                 e = match e {
                     Expr::Field(inner) => break inner,
+                    Expr::Path(p) => {
+                        members.reverse();
+                        return self.locals.root(self.cx, p, members);
+                    }
                     other => peel(other, side)?,
                 };
             };
         }
     }
 
-    /// Records a write of the place `target` roots at; false when it roots at no `self` place.
-    fn write(&mut self, target: &'ast Expr, value: Origins) -> bool {
+    /// Records a write of the place `target` roots at; false when it roots at no state place.
+    fn write(&mut self, target: &'ast Expr, value: Origins, op: WriteOp) -> bool {
         let mut side = Vec::new();
         let Some(mut access) = self.place(target, &mut side) else { return false };
         access.write = Some(value);
-        self.fact.fields.push(access);
+        access.op = Some(op);
+        self.push(access);
         for e in side {
             self.visit_expr(e);
         }
@@ -456,8 +476,40 @@ impl<'ast> Body<'_, '_, 'ast> {
     }
 
     fn call(&mut self, callee: Callee, range: std::ops::Range<usize>, args: &[&Expr]) {
+        let arg_places = args.iter().map(|a| self.locals.arg_place(a)).collect();
         let args = args.iter().map(|a| self.origins(a)).collect();
-        self.fact.calls.push(CallFact { callee, range, args });
+        self.fact.calls.push(CallFact { callee, range, args, arg_places });
+    }
+
+    /// Keeps an access: `self.…` ones in `fields`, the others in `places`.
+    fn push(&mut self, mut access: FieldAccess) {
+        access.quiet = self.locals.quiet > 0;
+        if access.root == Root::SelfValue && !access.aliased {
+            self.fact.fields.push(access);
+        } else {
+            self.fact.places.push(access);
+        }
+    }
+}
+
+impl<'ast> Body<'_, '_, 'ast> {
+    /// How many accesses were kept so far (`fields`, `places`).
+    fn marks(&self) -> (usize, usize) {
+        (self.fact.fields.len(), self.fact.places.len())
+    }
+
+    /// `let g = self.state.lock().unwrap();` (or `if let Some(s) = self.sessions.get_mut(&id)`):
+    /// `g` stands for the place from now on, and the read of the place that binds it reads the
+    /// whole value.
+    fn alias(&mut self, pat: &syn::Pat, init: &'ast Expr, (fields, places): (usize, usize)) {
+        let Some(name) = state::bound_name(pat) else { return };
+        let Some(place) = state::guarded(init).and_then(|e| self.place(e, &mut Vec::new())) else { return };
+        for a in self.fact.fields[fields..].iter_mut().chain(self.fact.places[places..].iter_mut()) {
+            if a.start == place.start && a.path == place.path {
+                a.whole = true;
+            }
+        }
+        self.locals.alias(name, place);
     }
 }
 
@@ -494,6 +546,7 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
     }
 
     fn visit_local(&mut self, l: &'ast syn::Local) {
+        let marks = self.marks();
         let origins = l.init.as_ref().map_or(Origins::default(), |init| {
             self.visit_expr(&init.expr);
             if let Some((_, diverge)) = &init.diverge {
@@ -502,12 +555,59 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             self.origins(&init.expr)
         });
         self.bind(&l.pat, origins);
+        if let Some(init) = &l.init {
+            self.alias(&l.pat, &init.expr, marks);
+        }
     }
 
     fn visit_expr_let(&mut self, e: &'ast syn::ExprLet) {
+        let marks = self.marks();
         self.visit_expr(&e.expr);
         let origins = self.origins(&e.expr);
         self.bind(&e.pat, origins);
+        self.alias(&e.pat, &e.expr, marks);
+    }
+
+    fn visit_expr_loop(&mut self, l: &'ast syn::ExprLoop) {
+        self.locals.loops += 1;
+        self.visit_block(&l.body);
+        self.locals.loops -= 1;
+    }
+
+    fn visit_expr_while(&mut self, w: &'ast syn::ExprWhile) {
+        self.locals.loops += 1;
+        self.visit_expr(&w.cond);
+        self.visit_block(&w.body);
+        self.locals.loops -= 1;
+    }
+
+    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+        self.visit_expr(&f.expr);
+        self.locals.loops += 1;
+        let origins = self.origins(&f.expr);
+        self.bind(&f.pat, origins);
+        self.visit_block(&f.body);
+        self.locals.loops -= 1;
+    }
+
+    fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+        if state::is_compound_assign(&b.op) {
+            let value = self.origins(&b.right);
+            let op = WriteOp { how: "+=".to_owned(), switch: false, end: self.cx.node_range(&*b.left).end };
+            if self.write(&b.left, value, op) {
+                self.visit_expr(&b.right);
+                return;
+            }
+        }
+        visit::visit_expr_binary(self, b);
+    }
+
+    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        if let Some(mut access) = self.locals.root(self.cx, p, Vec::new()) {
+            // A bare local names the whole place; a local bound to a place is used as it.
+            access.whole = !p.path.get_ident().is_some_and(|i| self.locals.is_alias(&i.to_string()));
+            self.push(access);
+        }
     }
 
     fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
@@ -538,7 +638,9 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
 
     fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
         let value = self.origins(&a.right);
-        if !self.write(&a.left, value) {
+        let op =
+            WriteOp { how: "=".to_owned(), switch: state::is_switch(&a.right), end: self.cx.node_range(&*a.left).end };
+        if !self.write(&a.left, value, op) {
             self.visit_expr(&a.left);
         }
         self.visit_expr(&a.right);
@@ -550,12 +652,17 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             let range = self.cx.span_range(m.method.span()).start..self.cx.span_range(m.paren_token.span.close()).end;
             let args: Vec<&Expr> = m.args.iter().collect();
             self.call(Callee::SelfMethod(name), range, &args);
-        } else if STORE_METHODS.contains(&name.as_str()) {
+        } else if STORE_METHODS.contains(&name.as_str()) || state::MUTATORS.contains(&name.as_str()) {
             let value = m.args.iter().fold(Origins::default(), |acc, a| acc.or(self.origins(a)));
-            if self.write(&m.receiver, value) {
+            let end = self.cx.span_range(m.paren_token.span.close()).end;
+            let switch =
+                name == "take" || state::SWITCH_METHODS.contains(&name.as_str()) && m.args.iter().any(state::is_switch);
+            if self.write(&m.receiver, value, WriteOp { how: name, switch, end }) {
                 m.args.iter().for_each(|a| self.visit_expr(a));
                 return;
             }
+        } else if name.starts_with("notify_") && name.ends_with("list_changed") {
+            self.fact.list_changed.push(crate::rust::syntax::method_call_range(self.cx, m));
         }
         visit::visit_expr_method_call(self, m);
     }
@@ -588,7 +695,7 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
         let mut side = Vec::new();
         match self.place_of_field(f, &mut side) {
             Some(access) => {
-                self.fact.fields.push(access);
+                self.push(access);
                 side.into_iter().for_each(|e| self.visit_expr(e));
             }
             None => visit::visit_expr_field(self, f),
@@ -596,22 +703,34 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
     }
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        // `json!` bodies are data.
+        // `json!` bodies are data, but for the expressions they interpolate.
         if m.path.segments.last().is_some_and(|seg| seg.ident == "json") {
+            let exprs = state::json_exprs(self.cx, m);
+            if !exprs.is_empty() {
+                let (fact, env, locals) =
+                    (std::mem::take(&mut self.fact), std::mem::take(&mut self.env), std::mem::take(&mut self.locals));
+                let mut inner = Body { cx: self.cx, fact, env, nested: Vec::new(), locals };
+                exprs.iter().for_each(|e| inner.visit_expr(e));
+                (self.fact, self.env, self.locals) = (inner.fact, inner.env, inner.locals);
+            }
             return;
         }
+        let quiet = m.path.segments.last().is_some_and(|seg| state::QUIET_MACROS.iter().any(|q| seg.ident == q));
+        self.locals.quiet += quiet as usize;
         // The body lives in the file's cache, not in the tree: walked by a walker of its own that
         // carries this function's facts and locals (items declared in a macro body are not read).
         if let Some(body) = self.cx.macro_body(m) {
             let fact = std::mem::take(&mut self.fact);
             let env = std::mem::take(&mut self.env);
-            let mut inner = Body { cx: self.cx, fact, env, nested: Vec::new() };
+            let locals = std::mem::take(&mut self.locals);
+            let mut inner = Body { cx: self.cx, fact, env, nested: Vec::new(), locals };
             match &*body {
                 MacroBody::Exprs(exprs) => exprs.iter().for_each(|e| inner.visit_expr(e)),
                 MacroBody::Stmts(stmts) => stmts.iter().for_each(|s| inner.visit_stmt(s)),
             }
-            (self.fact, self.env) = (inner.fact, inner.env);
+            (self.fact, self.env, self.locals) = (inner.fact, inner.env, inner.locals);
         }
+        self.locals.quiet -= quiet as usize;
     }
 }
 

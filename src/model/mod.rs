@@ -33,6 +33,7 @@
 
 pub mod extract;
 pub mod handlers;
+pub mod state;
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
@@ -130,6 +131,8 @@ pub struct ImplFact {
     pub self_ty: Vec<String>,
     /// Server code by its attributes (`#[tool_router]`, `#[tool_handler]`, …) or trait.
     pub role: Role,
+    /// Those server attributes, by last name, with their ranges.
+    pub attrs: Vec<(String, Range<usize>)>,
 }
 
 #[derive(Debug, Clone)]
@@ -159,6 +162,12 @@ pub struct FnFact {
     pub fields: Vec<FieldAccess>,
     /// Arms of a dispatcher `match` on MCP method strings.
     pub arms: Vec<ArmFact>,
+    /// State accesses not written as `self.…`: through a local bound to a place (`let g =
+    /// self.state.lock().unwrap(); g.x`), of a state parameter (`state: &mut State`), of a local
+    /// declared outside the loop that uses it, of a static (`state::Place`).
+    pub places: Vec<FieldAccess>,
+    /// `notify_*_list_changed()` calls.
+    pub list_changed: Vec<Range<usize>>,
 }
 
 #[derive(Debug, Clone)]
@@ -175,10 +184,37 @@ pub struct CallFact {
     pub range: Range<usize>,
     /// What flows into each argument (after the receiver).
     pub args: Vec<Origins>,
+    /// Each argument that is a state place (`&mut state`, `&self.inner`, `Arc::clone(&s)`): its
+    /// root and path, as in `FieldAccess`.
+    pub arg_places: Vec<Option<(Root, Vec<String>)>>,
 }
 
-/// A read or write of a place rooted at `self`.
-#[derive(Debug, Clone)]
+/// What a place is rooted at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Root {
+    /// `self`: the path is its members.
+    #[default]
+    SelfValue,
+    /// A state parameter (by reference, `Arc`, `Rc`; not a request) or a local declared outside
+    /// the loop that uses it: `path[0]` names it.
+    Local,
+    /// A SCREAMING_CASE static or global: `path[0]` names it.
+    Global,
+}
+
+/// How a place is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteOp {
+    /// `=`, `+=` (any compound assignment), or the method (`store`, `insert`, `add_route`, …).
+    pub how: String,
+    /// The value switches state: `true`, `false`, `None`, `Some(..)` (or `take()`).
+    pub switch: bool,
+    /// Where the write ends (the assigned place, or the call's closing parenthesis).
+    pub end: usize,
+}
+
+/// A read or write of a place rooted at `self` (or, in `FnFact::places`, at another `Root`).
+#[derive(Debug, Clone, Default)]
 pub struct FieldAccess {
     /// The members after `self`, accessors skipped: `self.state.lock().unwrap().caps` →
     /// `["state", "caps"]`.
@@ -189,6 +225,16 @@ pub struct FieldAccess {
     pub ends: Vec<usize>,
     /// For a write (`=`, `set`, `insert`, `replace`, …): where the stored value comes from.
     pub write: Option<Origins>,
+    pub root: Root,
+    /// For a write: how.
+    pub op: Option<WriteOp>,
+    /// A read of the whole value (a bare local, a local bound to the place): the uses of its
+    /// parts are accesses of their own.
+    pub whole: bool,
+    /// Inside a logging or assertion macro: does not shape a result.
+    pub quiet: bool,
+    /// Reached through a local bound to a `self` place (kept in `places`, not `fields`).
+    pub aliased: bool,
 }
 
 impl FieldAccess {

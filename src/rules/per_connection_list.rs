@@ -6,16 +6,17 @@
 //! on the connection. A `connect_database` call that makes a `query` tool appear is the example
 //! SEP-2567 gives: expose the tools unconditionally and let them take a handle.
 //!
-//! What fires, from one look at the file's items (`rust_file`):
-//! - a list handler of a server type (rmcp `ServerHandler::list_tools` / `list_prompts` /
-//!   `list_resources` / `list_resource_templates`, rust-mcp-sdk `handle_list_tools_request` and
-//!   siblings, hand-rolled `handle_tools_list`) that reads a field of `self` which a request
-//!   handler of the same type writes: a `#[tool]` / `#[prompt]` method, `call_tool`, `get_prompt`,
-//!   `read_resource`, `initialize`, `on_initialized`, … (directly or through the type's own helper
-//!   methods). For resource lists only writes that switch state count (a flag, a connection handle):
-//!   resources are data, and a tool that adds a note may add a resource. The finding is on the read,
-//!   with a label on every write and on the `notify_*_list_changed()` that announces it;
-//! - the same in a hand-rolled `match method { "tools/list" => …, "tools/call" => … }`;
+//! What fires, asking the crate model (`rust_crate`: the write and the read may be in different
+//! files, the state in any state place of `model::state`):
+//! - a list handler (rmcp `ServerHandler::list_tools` / `list_prompts` / `list_resources` /
+//!   `list_resource_templates`, rust-mcp-sdk `handle_list_tools_request` and siblings, a
+//!   hand-rolled `handle_tools_list` of a server type, the `"tools/list"` arm of a dispatcher
+//!   `match`) that reads a state place which a request handler writes: a `#[tool]` / `#[prompt]`
+//!   method, `call_tool`, `get_prompt`, `read_resource`, `initialize`, `on_initialized`, another
+//!   arm of a dispatcher, … (directly or through the functions they call). For resource lists only
+//!   writes that switch state count (a flag, a connection handle): resources are data, and a tool
+//!   that adds a note may add a resource. The finding is on the read, with a label on every write
+//!   and on the `notify_*_list_changed()` that announces it (in the read's file);
 //! - rmcp router mutations (`self.tool_router…add_route(..)`, `remove_route`, `disable_route`,
 //!   `enable_route`, `merge`) inside a request handler, when the type has no hand-written handler
 //!   for that list (the one `#[tool_handler]` generates reads the router): the finding is on the
@@ -27,19 +28,16 @@
 //! over time"), the request's own data (authorization), writes the list handler makes itself (a
 //! lazily filled cache), counters and logs, paginated list results, client code.
 
-use std::cell::OnceCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::ops::Range;
 
-use syn::visit::{self, Visit};
-use syn::{BinOp, Expr, Pat, UnOp};
-
 use crate::context::{Impact, Role};
-use crate::cx::{Cx, Origin};
+use crate::cx::{CrateCx, Cx, Origin};
 use crate::json::jsonrpc::{MessageKind, Sender, TranscriptMessage};
-use crate::json::{self, JsonKind, JsonNode};
+use crate::json::{JsonKind, JsonNode};
+use crate::model::state::{StateUse, StateUses};
+use crate::model::{CrateModel, FileId, FnId, HandlerKind, Root, TypeKey};
 use crate::rules::{Rule, RuleMeta};
-use crate::rust::syntax::{block_text, has_attr, method_call_range, text_may_mention};
 
 pub struct PerConnectionList;
 
@@ -58,6 +56,12 @@ const TRIGGERS: &[&str] = &[
     "disable_route",
     "enable_route",
     "router.merge",
+    // Files of request handlers that write what another file's list handler reads (the crate
+    // model holds only the files some word of a model rule selects).
+    "tool_router",
+    "prompt_router",
+    "ServerHandler",
+    "call_tool",
 ];
 
 static META: RuleMeta = RuleMeta {
@@ -79,46 +83,29 @@ static META: RuleMeta = RuleMeta {
 /// The cap on labels of one kind on one finding.
 const MAX_LABELS: usize = 3;
 
+const ROUTER_MUTATORS: &[&str] = &["add_route", "remove_route", "merge", "disable_route", "enable_route"];
+
 impl Rule for PerConnectionList {
     fn meta(&self) -> &'static RuleMeta {
         &META
     }
 
-    fn rust_file(&self, cx: &mut Cx, file: &syn::File) {
-        if cx.origin != Origin::Rust || !TRIGGERS.iter().any(|t| cx.file.text.contains(t)) {
+    fn uses_model(&self) -> bool {
+        true
+    }
+
+    fn rust_crate(&self, cx: &mut CrateCx, model: &CrateModel) {
+        let sides = Sides::of(model);
+        if sides.lists.is_empty() && sides.requests.is_empty() {
             return;
         }
-        let mut types: HashMap<String, TypeInfo> = HashMap::new();
-        let mut free: Vec<Facts> = Vec::new();
-        collect_items(cx, &file.items, &mut types, &mut free);
-        let mut reported: HashSet<(usize, usize)> = HashSet::new();
-        let mut names: Vec<String> = types.keys().cloned().collect();
-        names.sort();
-        for name in names {
-            let t = types.get_mut(&name).expect("a collected type");
-            if t.client {
-                continue;
-            }
-            // What the methods read and write matters only for a server's type (or in a server's
-            // file). A method with a hand-rolled dispatcher (`Facts::arms`) makes its type a
-            // server's, and only a body that may name a list method can have one.
-            for m in t.methods.iter().filter(|m| may_dispatch(cx, m.body)) {
-                t.server |= !m.facts(cx).arms.is_empty();
-            }
-            if !(t.server || cx.file_role == Role::Server) {
-                continue;
-            }
-            // The other methods' facts are collected when `check_type` asks for them: a helper
-            // that no handler calls is never read.
-            check_type(cx, t, &mut reported);
+        let writers: Vec<Writer> = sides.requests.iter().map(|s| Writer::of(model, s, &sides)).collect();
+        let mut reported: HashSet<(FileId, usize, usize)> = HashSet::new();
+        let mut labelled: HashSet<(FileId, usize, usize)> = HashSet::new();
+        for list in &sides.lists {
+            relate(cx, model, list, &sides, &writers, &mut reported, &mut labelled);
         }
-        if cx.file_role != Role::Client {
-            for f in &free {
-                for group in &f.arms {
-                    check_arms(cx, group, None, &mut reported);
-                }
-            }
-        }
+        router_mutations(cx, model, &sides, &writers, &labelled, &mut reported);
     }
 
     fn transcript(&self, cx: &mut Cx, messages: &[TranscriptMessage]) {
@@ -127,89 +114,91 @@ impl Rule for PerConnectionList {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Rust: what each method reads and writes.
+// Rust: which code answers a list, which answers other requests.
 // ---------------------------------------------------------------------------------------------
 
-/// A read or write of state: the field path from its root (`["self", "state", "enabled"]`).
-#[derive(Clone, Debug)]
-struct Access {
-    path: Vec<String>,
-    range: Range<usize>,
-    /// A router mutation (`add_route`, …): which list it changes.
-    router: Option<&'static str>,
-    /// A write that switches state (`= true`, `store(true, ..)`, `= Some(conn)`, `take()`, a router
-    /// mutation) rather than adding data (`insert(uri, note)`).
-    switch: bool,
-    /// A read of a whole value bound to a local (`let st = self.state.lock()`): the local's own uses
-    /// say which fields matter, so it only relates to writes of the whole value.
-    weak: bool,
+/// A handler: a function, or one arm of a dispatcher in it.
+struct Side {
+    fn_: FnId,
+    arm: Option<Range<usize>>,
+    /// The MCP method it answers (`tools/list`), for a list handler.
+    list: Option<&'static str>,
+    /// What it is called in messages.
+    desc: String,
 }
 
-#[derive(Default, Clone, Debug)]
-struct Facts {
-    reads: Vec<Access>,
-    writes: Vec<Access>,
-    /// `self.helper(..)` calls, by method name.
-    self_calls: Vec<String>,
-    /// `notify_*_list_changed()` calls.
-    notifies: Vec<Range<usize>>,
-    /// Hand-rolled `match method { "tools/list" => .., .. }` dispatchers.
-    arms: Vec<ArmGroup>,
+struct Sides {
+    lists: Vec<Side>,
+    requests: Vec<Side>,
+    /// Functions that are handlers themselves (not followed as helpers), and list handlers (not
+    /// followed from request handlers).
+    handler_fns: HashSet<FnId>,
+    list_fns: HashSet<FnId>,
 }
 
-#[derive(Clone, Debug, Default)]
-struct ArmGroup {
-    /// (the list method, what the arm reads and writes)
-    lists: Vec<(&'static str, Facts)>,
-    /// (the request method, what the arm reads and writes)
-    others: Vec<(String, Facts)>,
-}
-
-enum MethodRole {
-    /// Answers this list method.
-    List(&'static str),
-    /// Handles another request or notification; described for messages.
-    Handler(String),
-    Other,
-}
-
-struct Method<'ast> {
-    name: String,
-    role: MethodRole,
-    body: &'ast syn::Block,
-    /// What the body reads and writes, collected on first use (`Method::facts`).
-    facts: OnceCell<Facts>,
-}
-
-impl Method<'_> {
-    fn facts(&self, cx: &Cx) -> &Facts {
-        self.facts.get_or_init(|| self.collect(cx))
+impl Sides {
+    fn of(model: &CrateModel) -> Sides {
+        let mut server_types: HashSet<&TypeKey> = HashSet::new();
+        let mut client_types: HashSet<&TypeKey> = HashSet::new();
+        for id in model.fn_ids() {
+            let (Some(owner), Some(imp)) = (model.owner(id), model.impl_of(id)) else { continue };
+            let f = model.func(id);
+            if imp.trait_.as_deref().is_some_and(|t| t.starts_with("ClientHandler")) {
+                client_types.insert(owner);
+            } else if imp.role == Role::Server
+                || f.tool
+                || f.prompt
+                || model.role(id) == Role::Server
+                || !f.arms.is_empty()
+            {
+                server_types.insert(owner);
+            }
+        }
+        let mut sides =
+            Sides { lists: Vec::new(), requests: Vec::new(), handler_fns: HashSet::new(), list_fns: HashSet::new() };
+        let client = |id: FnId| model.owner(id).is_some_and(|o| client_types.contains(o));
+        for h in model.handlers() {
+            if h.side == Role::Client || client(h.fn_) {
+                continue;
+            }
+            let name = &model.func(h.fn_).name;
+            let desc = match h.kind {
+                HandlerKind::Arm => format!("the `{}` handler", h.method),
+                HandlerKind::Attribute if model.func(h.fn_).tool => format!("the tool `{name}`"),
+                HandlerKind::Attribute => format!("the prompt `{name}`"),
+                HandlerKind::Override => format!("`{name}` (`{}`)", h.method),
+            };
+            sides.push(h.fn_, h.arm.clone(), wire_list(&h.method), desc);
+        }
+        // Hand-rolled handlers of a server type, by name (`handle_tools_list`).
+        for id in model.fn_ids() {
+            let Some(owner) = model.owner(id) else { continue };
+            let name = &model.func(id).name;
+            if sides.handler_fns.contains(&id) || client(id) || !server_types.contains(owner) {
+                continue;
+            }
+            if let Some(list) = list_method(name) {
+                sides.push(id, None, Some(list), String::new());
+            } else if let Some(wire) = request_method(name) {
+                sides.push(id, None, None, format!("`{name}` (`{wire}`)"));
+            }
+        }
+        sides
     }
 
-    /// What the body reads and writes, `self` being the type's value.
-    fn collect(&self, cx: &Cx) -> Facts {
-        Collector::facts_of(cx, vec!["self".to_owned()], self.body)
+    fn push(&mut self, fn_: FnId, arm: Option<Range<usize>>, list: Option<&'static str>, desc: String) {
+        if arm.is_none() {
+            self.handler_fns.insert(fn_);
+            if list.is_some() {
+                self.list_fns.insert(fn_);
+            }
+        }
+        let side = Side { fn_, arm, list, desc };
+        if list.is_some() { self.lists.push(side) } else { self.requests.push(side) }
     }
 }
 
-/// Whether a body may hold a hand-rolled dispatcher: a `match` with an arm for a list method
-/// (`"tools/list"`, …, `wire_list`). Each of them has `/list`, written so in the literal unless
-/// with an escape (a backslash); where the text has neither, the body has no such arm.
-fn may_dispatch(cx: &Cx, body: &syn::Block) -> bool {
-    text_may_mention(block_text(cx, body), &["/list", "\\"])
-}
-
-#[derive(Default)]
-struct TypeInfo<'ast> {
-    methods: Vec<Method<'ast>>,
-    /// Some impl of the type is a server's (`ServerHandler`, `#[tool_router]`, `#[tool]` methods, a
-    /// hand-rolled list dispatcher).
-    server: bool,
-    client: bool,
-    /// `#[tool_handler]` / `#[prompt_handler]` attributes: (range, which list).
-    handler_attrs: Vec<(Range<usize>, &'static str)>,
-}
-
+/// Hand-rolled list handlers' names.
 fn list_method(name: &str) -> Option<&'static str> {
     Some(match name {
         "list_tools" | "handle_list_tools_request" | "handle_list_tools" | "handle_tools_list" | "tools_list" => {
@@ -234,14 +223,9 @@ fn wire_list(s: &str) -> Option<&'static str> {
     ["tools/list", "prompts/list", "resources/list", "resources/templates/list"].into_iter().find(|l| *l == s)
 }
 
-fn handler_role(name: &str, attrs: &[syn::Attribute]) -> Option<String> {
-    if has_attr(attrs, "tool") {
-        return Some(format!("the tool `{name}`"));
-    }
-    if has_attr(attrs, "prompt") {
-        return Some(format!("the prompt `{name}`"));
-    }
-    let wire = match name {
+/// Hand-rolled request handlers' names.
+fn request_method(name: &str) -> Option<&'static str> {
+    Some(match name {
         "call_tool" | "handle_call_tool_request" | "handle_call_tool" | "handle_tools_call" | "tools_call" => {
             "tools/call"
         }
@@ -257,669 +241,181 @@ fn handler_role(name: &str, attrs: &[syn::Attribute]) -> Option<String> {
         "on_roots_list_changed" | "handle_roots_list_changed_notification" => "notifications/roots/list_changed",
         "on_custom_request" => "a custom request",
         _ => return None,
-    };
-    Some(format!("`{name}` (`{wire}`)"))
-}
-
-fn collect_items<'ast>(
-    cx: &Cx,
-    items: &'ast [syn::Item],
-    types: &mut HashMap<String, TypeInfo<'ast>>,
-    free: &mut Vec<Facts>,
-) {
-    for item in items {
-        match item {
-            syn::Item::Mod(m) => {
-                if let Some((_, items)) = &m.content {
-                    collect_items(cx, items, types, free);
-                }
-            }
-            syn::Item::Impl(i) => collect_impl(cx, i, types),
-            syn::Item::Fn(f) => {
-                // Only a free function's dispatchers (`Facts::arms`) are used, outside client files.
-                let roots = state_params(&f.sig);
-                if !roots.is_empty() && cx.file_role != Role::Client && may_dispatch(cx, &f.block) {
-                    free.push(Collector::facts_of(cx, roots, &f.block));
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-fn collect_impl<'ast>(cx: &Cx, i: &'ast syn::ItemImpl, types: &mut HashMap<String, TypeInfo<'ast>>) {
-    let syn::Type::Path(tp) = &*i.self_ty else { return };
-    let Some(name) = tp.path.segments.last().map(|s| s.ident.to_string()) else { return };
-    let trait_name = i.trait_.as_ref().and_then(|(_, p, _)| p.segments.last()).map(|s| s.ident.to_string());
-    let t = types.entry(name).or_default();
-    if trait_name.as_deref().is_some_and(|n| n.starts_with("ClientHandler")) {
-        t.client = true;
-        return;
-    }
-    if trait_name.as_deref().is_some_and(|n| n.starts_with("ServerHandler"))
-        || ["tool_router", "tool_handler", "prompt_router", "prompt_handler"].iter().any(|a| has_attr(&i.attrs, a))
-    {
-        t.server = true;
-    }
-    for a in &i.attrs {
-        let last = a.path().segments.last().map(|s| s.ident.to_string());
-        match last.as_deref() {
-            Some("tool_handler") => t.handler_attrs.push((cx.node_range(a), "tools/list")),
-            Some("prompt_handler") => t.handler_attrs.push((cx.node_range(a), "prompts/list")),
-            _ => {}
-        }
-    }
-    for it in &i.items {
-        let syn::ImplItem::Fn(f) = it else { continue };
-        let name = f.sig.ident.to_string();
-        if has_attr(&f.attrs, "tool") || has_attr(&f.attrs, "prompt") {
-            t.server = true;
-        }
-        let role = if let Some(l) = list_method(&name) {
-            MethodRole::List(l)
-        } else if let Some(h) = handler_role(&name, &f.attrs) {
-            MethodRole::Handler(h)
-        } else {
-            MethodRole::Other
-        };
-        t.methods.push(Method { name, role, body: &f.block, facts: OnceCell::new() });
-    }
-}
-
-/// Parameters of a free function that hold server state (`state: &mut State`, `server: &Server`):
-/// the roots of the paths a hand-rolled dispatcher reads and writes. Requests are not state.
-fn state_params(sig: &syn::Signature) -> Vec<String> {
-    const REQUEST_NAMES: &[&str] =
-        &["req", "request", "msg", "message", "params", "args", "input", "line", "value", "json", "body", "raw"];
-    let mut out = Vec::new();
-    for input in &sig.inputs {
-        let syn::FnArg::Typed(t) = input else { continue };
-        let Pat::Ident(p) = &*t.pat else { continue };
-        let name = p.ident.to_string();
-        let by_ref = matches!(&*t.ty, syn::Type::Reference(_))
-            || matches!(&*t.ty, syn::Type::Path(tp) if tp.path.segments.last().is_some_and(|s| s.ident == "Arc" || s.ident == "Rc"));
-        if by_ref && !REQUEST_NAMES.contains(&name.as_str()) {
-            out.push(name);
-        }
-    }
-    out
-}
-
-/// Methods that hand on their receiver: guards, unwraps.
-const GUARDS: &[&str] = &[
-    "lock",
-    "read",
-    "write",
-    "borrow",
-    "borrow_mut",
-    "unwrap",
-    "expect",
-    "get_mut",
-    "as_ref",
-    "as_mut",
-    "deref",
-    "deref_mut",
-    "blocking_lock",
-    "blocking_read",
-    "blocking_write",
-    "lock_owned",
-    "read_owned",
-    "write_owned",
-    "try_lock",
-    "try_read",
-    "try_write",
-    "load",
-    "load_full",
-];
-
-/// Methods that change what their receiver holds.
-const MUTATORS: &[&str] = &[
-    "store",
-    "swap",
-    "fetch_add",
-    "fetch_sub",
-    "fetch_or",
-    "fetch_and",
-    "fetch_xor",
-    "fetch_nand",
-    "fetch_max",
-    "fetch_min",
-    "fetch_update",
-    "compare_exchange",
-    "compare_exchange_weak",
-    "compare_and_swap",
-    "insert",
-    "push",
-    "push_back",
-    "push_front",
-    "pop",
-    "pop_back",
-    "pop_front",
-    "remove",
-    "swap_remove",
-    "extend",
-    "append",
-    "clear",
-    "retain",
-    "truncate",
-    "drain",
-    "set",
-    "replace",
-    "take",
-    "get_or_insert",
-    "get_or_insert_with",
-    "entry",
-    "send_replace",
-    "send_modify",
-    "rcu",
-    "add_route",
-    "remove_route",
-    "merge",
-    "disable_route",
-    "enable_route",
-];
-
-const ROUTER_MUTATORS: &[&str] = &["add_route", "remove_route", "merge", "disable_route", "enable_route"];
-
-/// Logging and assertion macros: what they mention does not shape a result.
-const QUIET_MACROS: &[&str] = &[
-    "trace",
-    "debug",
-    "info",
-    "warn",
-    "error",
-    "log",
-    "event",
-    "println",
-    "eprintln",
-    "print",
-    "eprint",
-    "dbg",
-    "assert",
-    "assert_eq",
-    "assert_ne",
-    "debug_assert",
-    "debug_assert_eq",
-    "debug_assert_ne",
-];
-
-/// Collects what one function body reads and writes of its state roots.
-struct Collector<'c, 'a> {
-    cx: &'c Cx<'a>,
-    roots: Vec<String>,
-    /// `let guard = self.state.lock().unwrap();`: `guard` stands for `self.state`.
-    aliases: Vec<(String, Vec<String>)>,
-    facts: Facts,
-}
-
-impl<'c, 'a> Collector<'c, 'a> {
-    fn facts_of(cx: &'c Cx<'a>, roots: Vec<String>, body: &syn::Block) -> Facts {
-        let mut c = Collector { cx, roots, aliases: Vec::new(), facts: Facts::default() };
-        c.visit_block(body);
-        c.facts
-    }
-
-    fn sub(&self, e: &Expr) -> Facts {
-        let mut c = Collector {
-            cx: self.cx,
-            roots: self.roots.clone(),
-            aliases: self.aliases.clone(),
-            facts: Facts::default(),
-        };
-        c.visit_expr(e);
-        c.facts
-    }
-
-    fn field_path(&self, f: &syn::ExprField) -> Option<(Vec<String>, Range<usize>)> {
-        let (mut p, r) = self.path(&f.base)?;
-        p.push(match &f.member {
-            syn::Member::Named(i) => i.to_string(),
-            syn::Member::Unnamed(i) => i.index.to_string(),
-        });
-        Some((p, r.start..self.cx.node_range(&f.member).end))
-    }
-
-    /// The state path an expression stands for, and the range of its field chain.
-    fn path(&self, e: &Expr) -> Option<(Vec<String>, Range<usize>)> {
-        match e {
-            Expr::Field(f) => self.field_path(f),
-            Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
-                // Most names are neither: compared in place, and their range found only on a match.
-                let ident = &p.path.segments[0].ident;
-                if let Some(root) = self.roots.iter().find(|r| ident == *r) {
-                    return Some((vec![root.clone()], self.cx.node_range(p)));
-                }
-                self.aliases
-                    .iter()
-                    .rev()
-                    .find(|(n, _)| ident == n)
-                    .map(|(_, path)| (path.clone(), self.cx.node_range(p)))
-            }
-            Expr::MethodCall(m) if GUARDS.iter().any(|g| m.method == g) => self.path(&m.receiver),
-            Expr::Await(a) => self.path(&a.base),
-            Expr::Try(t) => self.path(&t.expr),
-            Expr::Paren(p) => self.path(&p.expr),
-            Expr::Group(g) => self.path(&g.expr),
-            Expr::Reference(r) => self.path(&r.expr),
-            Expr::Unary(u) if matches!(u.op, UnOp::Deref(_)) => self.path(&u.expr),
-            Expr::Index(i) => self.path(&i.expr),
-            _ => None,
-        }
-    }
-
-    /// Records a write of `lhs` (`lhs = ..`, `lhs += ..`) when it is state; the range ends with `lhs`.
-    fn write(&mut self, lhs: &Expr, switch: bool) -> bool {
-        match self.path(lhs) {
-            Some((p, r)) if p.len() >= 2 => {
-                let end = self.cx.node_range(lhs).end;
-                self.facts.writes.push(Access { path: p, range: r.start..end, router: None, switch, weak: false });
-                true
-            }
-            _ => false,
-        }
-    }
-}
-
-/// `true`, `false`, `Some(..)`, `None`: a value that switches state on or off.
-fn is_switch_value(e: &Expr) -> bool {
-    match e {
-        Expr::Lit(l) => matches!(l.lit, syn::Lit::Bool(_)),
-        Expr::Path(p) => p.path.is_ident("None"),
-        Expr::Call(c) => matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Some")),
-        Expr::Paren(p) => is_switch_value(&p.expr),
-        _ => false,
-    }
-}
-
-fn is_self(e: &Expr) -> bool {
-    matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("self"))
-}
-
-/// A `match` arm's string-literal patterns (`"tools/list"`, `"a" | "b"`).
-fn arm_literals(pat: &Pat) -> Vec<String> {
-    match pat {
-        Pat::Lit(l) => match &l.lit {
-            syn::Lit::Str(s) => vec![s.value()],
-            _ => Vec::new(),
-        },
-        Pat::Or(o) => o.cases.iter().flat_map(arm_literals).collect(),
-        Pat::Paren(p) => arm_literals(&p.pat),
-        _ => Vec::new(),
-    }
-}
-
-impl<'ast> Visit<'ast> for Collector<'_, '_> {
-    fn visit_item(&mut self, _: &'ast syn::Item) {}
-    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
-
-    fn visit_local(&mut self, l: &'ast syn::Local) {
-        if let Some(init) = &l.init
-            && init.diverge.is_none()
-            && let Pat::Ident(p) = strip_type(&l.pat)
-            && let Some((path, range)) = self.path(&init.expr)
-            && path.len() >= 2
-        {
-            // The alias's own uses are the reads, field by field.
-            self.facts.reads.push(Access { path: path.clone(), range, router: None, switch: false, weak: true });
-            self.aliases.push((p.ident.to_string(), path));
-            return;
-        }
-        visit::visit_local(self, l);
-    }
-
-    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
-        if !self.write(&a.left, is_switch_value(&a.right)) {
-            self.visit_expr(&a.left);
-        }
-        self.visit_expr(&a.right);
-    }
-
-    fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
-        let compound = matches!(
-            b.op,
-            BinOp::AddAssign(_)
-                | BinOp::SubAssign(_)
-                | BinOp::MulAssign(_)
-                | BinOp::DivAssign(_)
-                | BinOp::RemAssign(_)
-                | BinOp::BitXorAssign(_)
-                | BinOp::BitAndAssign(_)
-                | BinOp::BitOrAssign(_)
-                | BinOp::ShlAssign(_)
-                | BinOp::ShrAssign(_)
-        );
-        if compound && self.write(&b.left, false) {
-            self.visit_expr(&b.right);
-            return;
-        }
-        visit::visit_expr_binary(self, b);
-    }
-
-    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-        let name = &m.method;
-        if MUTATORS.iter().any(|n| name == n)
-            && let Some((path, r)) = self.path(&m.receiver)
-            && path.len() >= 2
-        {
-            let router = (ROUTER_MUTATORS.iter().any(|n| name == n) && path.iter().any(|s| s.contains("router")))
-                .then(|| if path.iter().any(|s| s.contains("prompt")) { "prompts/list" } else { "tools/list" });
-            let end = method_call_range(self.cx, m).end;
-            let switch = router.is_some()
-                || name == "take"
-                || (["store", "swap", "set", "replace", "fetch_or", "fetch_and", "fetch_xor", "compare_exchange"]
-                    .iter()
-                    .any(|n| name == n)
-                    && m.args.iter().any(is_switch_value));
-            self.facts.writes.push(Access { path, range: r.start..end, router, switch, weak: false });
-            for a in &m.args {
-                self.visit_expr(a);
-            }
-            return;
-        }
-        if is_self(&m.receiver) {
-            self.facts.self_calls.push(name.to_string());
-            for a in &m.args {
-                self.visit_expr(a);
-            }
-            return;
-        }
-        let name = name.to_string();
-        if name.starts_with("notify_") && name.ends_with("list_changed") {
-            self.facts.notifies.push(method_call_range(self.cx, m));
-        }
-        visit::visit_expr_method_call(self, m);
-    }
-
-    fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
-        if let Some((path, range)) = self.field_path(f) {
-            if path.len() >= 2 {
-                self.facts.reads.push(Access { path, range, router: None, switch: false, weak: false });
-            }
-            return;
-        }
-        visit::visit_expr_field(self, f);
-    }
-
-    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
-        if p.qself.is_none()
-            && p.path.segments.len() == 1
-            && let Some((_, path)) = self.aliases.iter().rev().find(|(n, _)| p.path.is_ident(n))
-        {
-            let path = path.clone();
-            self.facts.reads.push(Access {
-                path,
-                range: self.cx.node_range(p),
-                router: None,
-                switch: false,
-                weak: false,
-            });
-        }
-    }
-
-    fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
-        self.visit_expr(&m.expr);
-        let mut group = ArmGroup::default();
-        for arm in &m.arms {
-            let lits = arm_literals(&arm.pat);
-            if let Some(list) = lits.iter().find_map(|l| wire_list(l)) {
-                group.lists.push((list, self.sub(&arm.body)));
-            } else if let Some(first) = lits.first() {
-                group.others.push((first.clone(), self.sub(&arm.body)));
-            }
-        }
-        if group.lists.is_empty() {
-            for arm in &m.arms {
-                if let Some((_, g)) = &arm.guard {
-                    self.visit_expr(g);
-                }
-                self.visit_expr(&arm.body);
-            }
-        } else {
-            self.facts.arms.push(group);
-        }
-    }
-
-    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-        let last = mac.path.segments.last().map(|s| &s.ident);
-        if last.is_some_and(|i| QUIET_MACROS.iter().any(|n| i == n)) {
-            return;
-        }
-        if last.is_some_and(|i| i == "json") {
-            if let Some(root) = self.cx.json_macro(mac) {
-                let mut exprs = Vec::new();
-                json::walk(&root, |node, _| {
-                    if let JsonKind::Expr(t) = &node.kind {
-                        exprs.push(t.clone());
-                    }
-                });
-                for t in exprs {
-                    if let Ok(e) = syn::parse2::<Expr>(t) {
-                        self.visit_expr(&e);
-                    }
-                }
-            }
-            return;
-        }
-        if let Some(body) = self.cx.macro_body(mac) {
-            body.visit(self);
-        }
-    }
-}
-
-fn strip_type(p: &Pat) -> &Pat {
-    match p {
-        Pat::Type(t) => strip_type(&t.pat),
-        p => p,
-    }
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
 // Rust: relating reads of list handlers to writes of request handlers.
 // ---------------------------------------------------------------------------------------------
 
-/// One path is the other or lies under it.
-fn related(a: &[String], b: &[String]) -> bool {
-    let n = a.len().min(b.len());
-    a[..n] == b[..n]
-}
-
-fn shown(path: &[String]) -> String {
-    path.join(".")
-}
-
-/// What a method does, with the type's helpers it calls folded in. `follow` says which called
-/// methods count (list handlers never fold in request handlers' effects and vice versa).
-fn effects<'t>(
-    cx: &Cx,
-    t: &'t TypeInfo,
-    start: &'t Facts,
-    follow: &dyn Fn(&Method) -> bool,
-) -> (Vec<&'t Access>, Vec<&'t Access>, Vec<&'t Range<usize>>) {
-    let (mut reads, mut writes, mut notifies) = (Vec::new(), Vec::new(), Vec::new());
-    let mut seen: HashSet<&str> = HashSet::new();
-    let mut stack: Vec<(&Facts, usize)> = vec![(start, 0)];
-    while let Some((f, depth)) = stack.pop() {
-        reads.extend(f.reads.iter());
-        writes.extend(f.writes.iter());
-        notifies.extend(f.notifies.iter());
-        if depth >= 4 {
-            continue;
-        }
-        for call in &f.self_calls {
-            if let Some(m) = t.methods.iter().find(|m| m.name == *call)
-                && follow(m)
-                && seen.insert(m.name.as_str())
-            {
-                stack.push((m.facts(cx), depth + 1));
-            }
-        }
-    }
-    (reads, writes, notifies)
-}
-
-/// A writer: what it is called in messages, and what it writes and announces.
-struct Writer<'t> {
+/// A request handler: what it writes (with what it calls, list handlers aside) and announces.
+struct Writer<'m> {
     desc: String,
-    writes: Vec<&'t Access>,
-    notifies: Vec<&'t Range<usize>>,
+    writes: Vec<StateUse<'m>>,
+    notifies: Vec<(FileId, Range<usize>)>,
 }
 
-fn check_type(cx: &mut Cx, t: &TypeInfo, reported: &mut HashSet<(usize, usize)>) {
-    let not_list = |m: &Method| !matches!(m.role, MethodRole::List(_));
-    let helper = |m: &Method| matches!(m.role, MethodRole::Other);
-    let writers: Vec<Writer> = t
-        .methods
-        .iter()
-        .filter_map(|m| match &m.role {
-            MethodRole::Handler(desc) => {
-                let (_, writes, notifies) = effects(cx, t, m.facts(cx), &not_list);
-                Some(Writer { desc: desc.clone(), writes, notifies })
-            }
-            _ => None,
-        })
-        .collect();
-    let mut labelled: HashSet<(usize, usize)> = HashSet::new();
-    for m in &t.methods {
-        let MethodRole::List(list) = m.role else { continue };
-        let (reads, own_writes, _) = effects(cx, t, m.facts(cx), &helper);
-        relate(cx, list, &reads, &own_writes, &writers, reported, &mut labelled);
+impl<'m> Writer<'m> {
+    fn of(model: &'m CrateModel, side: &Side, sides: &Sides) -> Writer<'m> {
+        let StateUses { uses, code } = model.state_uses(side.fn_, side.arm.clone(), &|c| !sides.list_fns.contains(&c));
+        let writes = uses.into_iter().filter(|u| u.access.write.is_some()).collect();
+        let notifies = code
+            .iter()
+            .flat_map(|(id, range)| {
+                let file = model.file_of(*id);
+                model
+                    .func(*id)
+                    .list_changed
+                    .iter()
+                    .filter(move |n| range.as_ref().is_none_or(|r| crate::model::within(n, r)))
+                    .map(move |n| (file, n.clone()))
+            })
+            .collect();
+        Writer { desc: side.desc.clone(), writes, notifies }
     }
-    // Hand-rolled dispatchers inside the type's methods. Every method that may have one
-    // (`may_dispatch`) was collected in `rust_file`; a method not collected yet has none.
-    for m in &t.methods {
-        let Some(facts) = m.facts.get() else {
-            debug_assert!(m.collect(cx).arms.is_empty());
+}
+
+/// A place as the code names it: `self.state.enabled`, `state.unlocked`, `UNLOCKED`.
+fn shown(u: &StateUse) -> String {
+    match u.access.root {
+        Root::SelfValue => format!("self.{}", u.access.path.join(".")),
+        Root::Local | Root::Global => u.access.path.join("."),
+    }
+}
+
+fn switches(u: &StateUse) -> bool {
+    u.access.op.as_ref().is_some_and(|op| op.switch || ROUTER_MUTATORS.contains(&op.how.as_str()))
+}
+
+/// Reports a list handler's reads that request handlers write; one finding per list and field.
+fn relate(
+    cx: &mut CrateCx,
+    model: &CrateModel,
+    list: &Side,
+    sides: &Sides,
+    writers: &[Writer],
+    reported: &mut HashSet<(FileId, usize, usize)>,
+    labelled: &mut HashSet<(FileId, usize, usize)>,
+) {
+    let method = list.list.unwrap_or_default();
+    let uses = model.state_uses(list.fn_, list.arm.clone(), &|c| !sides.handler_fns.contains(&c)).uses;
+    let own_writes: Vec<&StateUse> = uses.iter().filter(|u| u.access.write.is_some()).collect();
+    let mut reads: Vec<&StateUse> = uses.iter().filter(|u| u.access.write.is_none() && !u.access.quiet).collect();
+    // Uses before bindings, the most specific read first, then in source order.
+    reads
+        .sort_by_key(|u| (u.access.whole, std::cmp::Reverse(u.place.path.len()), model.file_of(u.fn_), u.access.start));
+    let mut done_fields = HashSet::new();
+    for read in reads {
+        let field = (read.place.root.clone(), read.place.path.first().cloned());
+        if done_fields.contains(&field) {
             continue;
-        };
-        for group in &facts.arms {
-            check_arms(cx, group, Some(t), reported);
+        }
+        let mut hits: Vec<(&Writer, &StateUse)> = Vec::new();
+        for w in writers {
+            for u in &w.writes {
+                // Resources are data: a tool that adds a note may make a resource appear. Only a
+                // switch (a flag, a connection handle) is connection state there.
+                if method.starts_with("resources/") && !switches(u) {
+                    continue;
+                }
+                if read.access.whole && u.place.path.len() > read.place.path.len() {
+                    continue;
+                }
+                // A write the list handler makes itself (a cache it fills) is no side effect.
+                if read.place.related(&u.place) && !own_writes.iter().any(|o| o.place.related(&u.place)) {
+                    hits.push((w, u));
+                }
+            }
+        }
+        let Some(&(first_writer, first_write)) = hits.first() else { continue };
+        done_fields.insert(field);
+        let (file, range) = (model.file_of(read.fn_), read.access.full_range());
+        if !reported.insert((file, range.start, range.end)) {
+            continue;
+        }
+        let write_file = model.file_of(first_write.fn_);
+        let elsewhere =
+            (write_file != file).then(|| format!(" (at {})", cx.place(write_file, first_write.access.start)));
+        let d = cx.report(
+            &META,
+            file,
+            range,
+            format!(
+                "`{method}` depends on `{}`, which {}{} changes: since MCP 2026-07-28 a list result MUST NOT \
+                 vary per connection or as a side effect of other requests",
+                shown(first_write),
+                first_writer.desc,
+                elsewhere.as_deref().unwrap_or("")
+            ),
+            format!("read while answering `{method}`"),
+        );
+        let mut seen: HashSet<(usize, usize)> = HashSet::new();
+        let mut notified: HashSet<(usize, usize)> = HashSet::new();
+        for (w, u) in &hits {
+            let r = u.access.write_range();
+            if model.file_of(u.fn_) == file && seen.len() < MAX_LABELS && seen.insert((r.start, r.end)) {
+                labelled.insert((file, r.start, r.end));
+                d.label(r, format!("changed by {}", w.desc));
+            }
+            for (nfile, n) in &w.notifies {
+                if *nfile == file && notified.len() < MAX_LABELS && notified.insert((n.start, n.end)) {
+                    d.label(n.clone(), "announces the changed list");
+                }
+            }
         }
     }
-    // Router mutations where the type has no list handler of its own for that list: the one
-    // `#[tool_handler]` generates reads the router. (A hand-written list handler decides itself, and
-    // is related to the mutation above when it reads the router.)
-    for w in &writers {
-        for a in &w.writes {
-            let Some(list) = a.router else { continue };
-            let own_list = t.methods.iter().any(|m| matches!(m.role, MethodRole::List(l) if l == list));
-            if own_list
-                || labelled.contains(&(a.range.start, a.range.end))
-                || !reported.insert((a.range.start, a.range.end))
-            {
+}
+
+/// Router mutations where the type has no list handler of its own for that list: the one
+/// `#[tool_handler]` generates reads the router. (A hand-written list handler decides itself, and
+/// is related to the mutation in `relate` when it reads the router.)
+fn router_mutations(
+    cx: &mut CrateCx,
+    model: &CrateModel,
+    sides: &Sides,
+    writers: &[Writer],
+    labelled: &HashSet<(FileId, usize, usize)>,
+    reported: &mut HashSet<(FileId, usize, usize)>,
+) {
+    for w in writers {
+        for u in &w.writes {
+            let Some(op) = &u.access.op else { continue };
+            if !ROUTER_MUTATORS.contains(&op.how.as_str()) || !u.access.path.iter().any(|s| s.contains("router")) {
+                continue;
+            }
+            let list = if u.access.path.iter().any(|s| s.contains("prompt")) { "prompts/list" } else { "tools/list" };
+            let owner = model.owner(u.fn_);
+            let own_list = sides.lists.iter().any(|l| l.list == Some(list) && model.owner(l.fn_) == owner);
+            let (file, range) = (model.file_of(u.fn_), u.access.write_range());
+            let key = (file, range.start, range.end);
+            if own_list || labelled.contains(&key) || !reported.insert(key) {
                 continue;
             }
             let d = cx.report(
                 &META,
-                a.range.clone(),
+                file,
+                range,
                 format!(
                     "{} changes `{}` while handling a request, so `{list}` changes as a side effect of another \
                      request: since MCP 2026-07-28 a list result MUST NOT vary per connection or as a side effect \
                      of other requests",
                     w.desc,
-                    shown(&a.path)
+                    shown(u)
                 ),
                 format!("changes what `{list}` returns"),
             );
-            for n in w.notifies.iter().take(MAX_LABELS) {
-                d.label((*n).clone(), "announces the changed list");
+            for (_, n) in w.notifies.iter().filter(|(f, _)| *f == file).take(MAX_LABELS) {
+                d.label(n.clone(), "announces the changed list");
             }
-            for (r, l) in &t.handler_attrs {
-                if *l == list {
-                    d.label(r.clone(), format!("`{list}` lists this router's entries"));
+            let attr = if list == "tools/list" { "tool_handler" } else { "prompt_handler" };
+            for imp in &model.files[file].impls {
+                if owner.is_some_and(|o| *o == model.resolve_type(&imp.module, &imp.self_ty)) {
+                    for (_, r) in imp.attrs.iter().filter(|(n, _)| n == attr) {
+                        d.label(r.clone(), format!("`{list}` lists this router's entries"));
+                    }
                 }
             }
         }
-    }
-}
-
-/// Reports a list handler's reads that request handlers write; one finding per list and field.
-fn relate(
-    cx: &mut Cx,
-    list: &str,
-    reads: &[&Access],
-    own_writes: &[&Access],
-    writers: &[Writer],
-    reported: &mut HashSet<(usize, usize)>,
-    labelled: &mut HashSet<(usize, usize)>,
-) {
-    let mut done_fields: HashSet<Vec<String>> = HashSet::new();
-    let mut reads: Vec<&Access> = reads.to_vec();
-    // Uses before bindings, the most specific read first, then in source order.
-    reads.sort_by_key(|a| (a.weak, std::cmp::Reverse(a.path.len()), a.range.start));
-    for read in reads {
-        let field = read.path[..2.min(read.path.len())].to_vec();
-        if done_fields.contains(&field) {
-            continue;
-        }
-        let mut hits: Vec<(&str, &Access, &[&Range<usize>])> = Vec::new();
-        for w in writers {
-            for a in &w.writes {
-                // Resources are data: a tool that adds a note may make a resource appear. Only a
-                // switch (a flag, a connection handle) is connection state there.
-                if list.starts_with("resources/") && !a.switch {
-                    continue;
-                }
-                if read.weak && a.path.len() > read.path.len() {
-                    continue;
-                }
-                // A write the list handler makes itself (a cache it fills) is no side effect.
-                if related(&a.path, &read.path) && !own_writes.iter().any(|o| related(&o.path, &a.path)) {
-                    hits.push((w.desc.as_str(), *a, w.notifies.as_slice()));
-                }
-            }
-        }
-        if hits.is_empty() {
-            continue;
-        }
-        done_fields.insert(field);
-        if !reported.insert((read.range.start, read.range.end)) {
-            continue;
-        }
-        let (first_writer, first_write, _) = hits[0];
-        let d = cx.report(
-            &META,
-            read.range.clone(),
-            format!(
-                "`{list}` depends on `{}`, which {first_writer} changes: since MCP 2026-07-28 a list result MUST NOT \
-                 vary per connection or as a side effect of other requests",
-                shown(&first_write.path)
-            ),
-            format!("read while answering `{list}`"),
-        );
-        let mut seen: HashSet<(usize, usize)> = HashSet::new();
-        let mut notified: HashSet<(usize, usize)> = HashSet::new();
-        for (desc, a, notifies) in &hits {
-            if seen.len() < MAX_LABELS && seen.insert((a.range.start, a.range.end)) {
-                labelled.insert((a.range.start, a.range.end));
-                d.label(a.range.clone(), format!("changed by {desc}"));
-            }
-            for n in notifies.iter() {
-                if notified.len() < MAX_LABELS && notified.insert((n.start, n.end)) {
-                    d.label((*n).clone(), "announces the changed list");
-                }
-            }
-        }
-    }
-}
-
-/// A hand-rolled dispatcher: the list arms' reads against the other arms' writes.
-fn check_arms(cx: &mut Cx, group: &ArmGroup, t: Option<&TypeInfo>, reported: &mut HashSet<(usize, usize)>) {
-    let empty = TypeInfo::default();
-    let t = t.unwrap_or(&empty);
-    let not_list = |m: &Method| !matches!(m.role, MethodRole::List(_));
-    let helper = |m: &Method| matches!(m.role, MethodRole::Other);
-    let writers: Vec<Writer> = group
-        .others
-        .iter()
-        .map(|(method, facts)| {
-            let (_, writes, notifies) = effects(cx, t, facts, &not_list);
-            Writer { desc: format!("the `{method}` handler"), writes, notifies }
-        })
-        .collect();
-    let mut labelled = HashSet::new();
-    for (list, facts) in &group.lists {
-        let (reads, own_writes, _) = effects(cx, t, facts, &helper);
-        relate(cx, list, &reads, &own_writes, &writers, reported, &mut labelled);
     }
 }
 

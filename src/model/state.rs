@@ -1,0 +1,526 @@
+//! State places: what outlives one request, and which handler reads or writes it.
+//!
+//! A place is a root and a path of members (`Place`):
+//! - a field of a type of the crate (`PlaceRoot::Type`): `self.a.b` in a method, a local bound to
+//!   it (`let g = self.state.lock().unwrap(); g.x`), a field reached through a field of another
+//!   crate type (`self.inner.x` with `inner: Arc<Inner>` is `Inner`'s `x`, as `self.x` is in
+//!   `Inner`'s methods), an entry of a map field (`self.sessions.get_mut(&id)?.x`: all entries are
+//!   one place, `sessions.x`);
+//! - a local of a long-lived loop (`PlaceRoot::Local`): declared before the `loop` / `while` /
+//!   `for` that uses it (a connection's read loop in `main`, with the dispatcher `match` inside);
+//! - a state parameter (`state: &mut State`, `Arc<Server>`; not a request) of a function no caller
+//!   binds; where a caller passes its own place (`handle(&mut state)`), the parameter is that place;
+//! - a SCREAMING_CASE static or global (`PlaceRoot::Global`).
+//!
+//! `CrateModel::state_uses` gives what a function (or one arm of its dispatcher) reads and writes of
+//! them, with the functions it calls folded in; `CrateModel::handler_state` the same for a handler.
+//! The extraction side (`Locals`, on the worker that parses the file) decides which names are
+//! places while `extract` walks a body.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+use syn::Expr;
+
+use super::{Callee, CrateModel, FieldAccess, FnId, Handler, Root, TypeKey, within};
+use crate::cx::Cx;
+
+/// Methods that change what their receiver holds: a call on a place writes it.
+pub const MUTATORS: &[&str] = &[
+    "store",
+    "swap",
+    "fetch_add",
+    "fetch_sub",
+    "fetch_or",
+    "fetch_and",
+    "fetch_xor",
+    "fetch_nand",
+    "fetch_max",
+    "fetch_min",
+    "fetch_update",
+    "compare_exchange",
+    "compare_exchange_weak",
+    "compare_and_swap",
+    "insert",
+    "push",
+    "push_back",
+    "push_front",
+    "pop",
+    "pop_back",
+    "pop_front",
+    "remove",
+    "swap_remove",
+    "extend",
+    "append",
+    "clear",
+    "retain",
+    "truncate",
+    "drain",
+    "set",
+    "replace",
+    "take",
+    "get_or_insert",
+    "get_or_insert_with",
+    "entry",
+    "send_replace",
+    "send_modify",
+    "rcu",
+    "add_route",
+    "remove_route",
+    "merge",
+    "disable_route",
+    "enable_route",
+];
+
+/// Mutators whose argument may be a switch (`store(true, ..)`, `replace(None)`).
+pub const SWITCH_METHODS: &[&str] =
+    &["store", "swap", "set", "replace", "fetch_or", "fetch_and", "fetch_xor", "compare_exchange"];
+
+/// Methods that hand on their receiver's place: guards, unwraps, map entries.
+const GUARDS: &[&str] = &[
+    "lock",
+    "read",
+    "write",
+    "borrow",
+    "borrow_mut",
+    "unwrap",
+    "expect",
+    "get",
+    "get_mut",
+    "as_ref",
+    "as_mut",
+    "deref",
+    "deref_mut",
+    "blocking_lock",
+    "blocking_read",
+    "blocking_write",
+    "lock_owned",
+    "read_owned",
+    "write_owned",
+    "try_lock",
+    "try_read",
+    "try_write",
+    "load",
+    "load_full",
+    "entry",
+    "or_default",
+    "or_insert",
+    "or_insert_with",
+    "value",
+    "value_mut",
+];
+
+/// Logging and assertion macros: what they mention does not shape a result.
+pub const QUIET_MACROS: &[&str] = &[
+    "trace",
+    "debug",
+    "info",
+    "warn",
+    "error",
+    "log",
+    "event",
+    "println",
+    "eprintln",
+    "print",
+    "eprint",
+    "dbg",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+];
+
+/// Parameter names of the request a function answers: its data, not state.
+const REQUEST_NAMES: &[&str] =
+    &["req", "request", "msg", "message", "params", "args", "input", "line", "value", "json", "body", "raw"];
+
+/// How deep `state_uses` follows calls.
+const MAX_DEPTH: usize = 4;
+
+/// While a body is walked: which names are state places.
+#[derive(Debug, Default)]
+pub struct Locals {
+    /// State parameters (by reference, `Arc`, `Rc`, not a request), until shadowed.
+    params: HashSet<String>,
+    /// Locals by the loop depth they were declared at.
+    declared: HashMap<String, usize>,
+    /// Locals bound to a place (`let g = self.state.lock().unwrap()`).
+    aliases: HashMap<String, FieldAccess>,
+    /// Loops around the walk.
+    pub loops: usize,
+    /// Logging macros around the walk.
+    pub quiet: usize,
+}
+
+impl Locals {
+    pub fn param(&mut self, pat: &syn::Pat, ty: &syn::Type) {
+        let syn::Pat::Ident(p) = pat else { return };
+        let by_ref = matches!(ty, syn::Type::Reference(_))
+            || matches!(ty, syn::Type::Path(tp) if tp.path.segments.last().is_some_and(|s| s.ident == "Arc" || s.ident == "Rc"));
+        let name = p.ident.to_string();
+        if by_ref && !REQUEST_NAMES.contains(&name.as_str()) {
+            self.params.insert(name);
+        }
+    }
+
+    /// A binding of `name` here: it shadows what the name stood for.
+    pub fn declare(&mut self, name: &str) {
+        self.params.remove(name);
+        self.aliases.remove(name);
+        self.declared.insert(name.to_owned(), self.loops);
+    }
+
+    pub fn is_alias(&self, name: &str) -> bool {
+        self.aliases.contains_key(name)
+    }
+
+    pub fn alias(&mut self, name: String, place: FieldAccess) {
+        self.aliases.insert(name, place);
+    }
+
+    /// The place a path (and the members after it, with their ends) names: an alias's place, a
+    /// state parameter, a local of an enclosing loop, a static.
+    pub fn root(&self, cx: &Cx, p: &syn::ExprPath, members: Vec<(String, usize)>) -> Option<FieldAccess> {
+        let ident = p.path.get_ident().filter(|_| p.qself.is_none())?;
+        let name = ident.to_string();
+        let range = cx.span_range(ident.span());
+        let (mut path, mut ends): (Vec<String>, Vec<usize>) = members.into_iter().unzip();
+        if let Some(alias) = self.aliases.get(&name) {
+            let base = alias.path.len();
+            path.splice(0..0, alias.path.iter().cloned());
+            ends.splice(0..0, std::iter::repeat_n(range.end, base));
+            let aliased = alias.root == Root::SelfValue;
+            return Some(FieldAccess {
+                path,
+                start: range.start,
+                ends,
+                root: alias.root,
+                aliased,
+                ..Default::default()
+            });
+        }
+        let root = if self.params.contains(&name) || self.declared.get(&name).is_some_and(|d| *d < self.loops) {
+            Root::Local
+        } else if !self.declared.contains_key(&name) && is_screaming(&name) {
+            Root::Global
+        } else {
+            return None;
+        };
+        path.insert(0, name);
+        ends.insert(0, range.end);
+        Some(FieldAccess { path, start: range.start, ends, root, ..Default::default() })
+    }
+
+    /// An argument that passes a place on: `&mut state`, `&self.inner`, `Arc::clone(&s)`,
+    /// `s.clone()`.
+    pub fn arg_place(&self, e: &Expr) -> Option<(Root, Vec<String>)> {
+        let e = match e {
+            Expr::Reference(r) => &*r.expr,
+            Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => &*m.receiver,
+            Expr::Call(c)
+                if c.args.len() == 1
+                    && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "clone")) =>
+            {
+                c.args.first()?
+            }
+            other => other,
+        };
+        let e = if let Expr::Reference(r) = e { &*r.expr } else { e };
+        let mut members = Vec::new();
+        let mut cur = e;
+        loop {
+            match cur {
+                Expr::Field(f) => {
+                    let syn::Member::Named(n) = &f.member else { return None };
+                    members.push(n.to_string());
+                    cur = &f.base;
+                }
+                Expr::Path(p) if p.path.is_ident("self") => {
+                    members.reverse();
+                    return Some((Root::SelfValue, members));
+                }
+                Expr::Path(p) => {
+                    let name = p.path.get_ident()?.to_string();
+                    members.reverse();
+                    if let Some(alias) = self.aliases.get(&name) {
+                        return Some((alias.root, [alias.path.clone(), members].concat()));
+                    }
+                    let local =
+                        self.params.contains(&name) || self.declared.get(&name).is_some_and(|d| *d < self.loops);
+                    return local.then(|| (Root::Local, [vec![name], members].concat()));
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
+fn is_screaming(name: &str) -> bool {
+    name.len() > 1
+        && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        && name.chars().any(|c| c.is_ascii_uppercase())
+}
+
+/// `true`, `false`, `None`, `Some(..)`: a value that switches state on or off.
+pub fn is_switch(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(l) => matches!(l.lit, syn::Lit::Bool(_)),
+        Expr::Path(p) => p.path.is_ident("None"),
+        Expr::Call(c) => matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Some")),
+        Expr::Paren(p) => is_switch(&p.expr),
+        _ => false,
+    }
+}
+
+pub fn is_compound_assign(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
+}
+
+/// The one name a pattern binds to a whole value: `g`, `mut g`, `g: T`, `Some(g)`, `Ok(g)`.
+pub fn bound_name(pat: &syn::Pat) -> Option<String> {
+    match pat {
+        syn::Pat::Ident(p) if p.subpat.is_none() => Some(p.ident.to_string()),
+        syn::Pat::Type(t) => bound_name(&t.pat),
+        syn::Pat::TupleStruct(t)
+            if t.elems.len() == 1 && t.path.segments.last().is_some_and(|s| s.ident == "Some" || s.ident == "Ok") =>
+        {
+            bound_name(&t.elems[0])
+        }
+        _ => None,
+    }
+}
+
+/// `e` when it is a place seen through guards only (`self.state.lock().unwrap()`, `&mut s.x`),
+/// not a value computed from one (`self.tools.len()`).
+pub fn guarded(e: &Expr) -> Option<&Expr> {
+    let mut cur = e;
+    loop {
+        cur = match cur {
+            Expr::Field(_) | Expr::Path(_) => return Some(e),
+            Expr::MethodCall(m) if GUARDS.iter().any(|g| m.method == g) => &m.receiver,
+            Expr::Await(a) => &a.base,
+            Expr::Try(t) => &t.expr,
+            Expr::Paren(p) => &p.expr,
+            Expr::Reference(r) => &r.expr,
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => &u.expr,
+            _ => return None,
+        };
+    }
+}
+
+/// The Rust expressions a `json!` body interpolates.
+pub fn json_exprs(cx: &Cx, m: &syn::Macro) -> Vec<Expr> {
+    let Some(root) = cx.json_macro(m) else { return Vec::new() };
+    let mut out = Vec::new();
+    crate::json::walk(&root, |node, _| {
+        if let crate::json::JsonKind::Expr(t) = &node.kind
+            && let Ok(e) = syn::parse2::<Expr>(t.clone())
+        {
+            out.push(e);
+        }
+    });
+    out
+}
+
+impl FieldAccess {
+    /// The whole access as written (`self.a.b`, `g.x`).
+    pub fn full_range(&self) -> Range<usize> {
+        self.start..self.ends.last().copied().unwrap_or(self.start)
+    }
+
+    /// For a write, the place and the write (`self.x.store(true, Relaxed)`, `self.flag`).
+    pub fn write_range(&self) -> Range<usize> {
+        self.start..self.op.as_ref().map_or(self.full_range().end, |op| op.end.max(self.start))
+    }
+}
+
+/// What a place is rooted at, crate-wide.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum PlaceRoot {
+    /// A field of a type of the crate.
+    Type(TypeKey),
+    /// A local or state parameter of a function, by name.
+    Local(FnId, String),
+    /// A static or global, by name.
+    Global(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Place {
+    pub root: PlaceRoot,
+    /// Members under the root.
+    pub path: Vec<String>,
+}
+
+impl Place {
+    /// One place is the other, or lies under it.
+    pub fn related(&self, other: &Place) -> bool {
+        let n = self.path.len().min(other.path.len());
+        self.root == other.root && self.path[..n] == other.path[..n]
+    }
+}
+
+/// One access of a state place, as a function reached from a handler makes it.
+#[derive(Debug, Clone)]
+pub struct StateUse<'m> {
+    pub fn_: FnId,
+    pub access: &'m FieldAccess,
+    pub place: Place,
+}
+
+/// What a function's code (with the functions it calls) reads and writes of state places.
+#[derive(Debug, Default)]
+pub struct StateUses<'m> {
+    pub uses: Vec<StateUse<'m>>,
+    /// The code it was collected from: functions, each with the range of it that counts (an arm).
+    pub code: Vec<(FnId, Option<Range<usize>>)>,
+}
+
+/// A caller's places for a callee's parameter names.
+type Bindings = HashMap<String, Place>;
+
+impl CrateModel {
+    /// What a handler's code reads and writes: its arm, or its function; see `state_uses`.
+    pub fn handler_state(&self, h: &Handler, follow: &dyn Fn(FnId) -> bool) -> StateUses<'_> {
+        self.state_uses(h.fn_, h.arm.clone(), follow)
+    }
+
+    /// What function `id` (only the code inside `range`, when given: a dispatcher's arm) reads and
+    /// writes of state places, with the functions it calls folded in (resolved calls, up to four
+    /// deep, each function once; `follow` says which callees count). A callee's parameter is the
+    /// place its caller passed (`handle(&mut state)`).
+    pub fn state_uses(&self, id: FnId, range: Option<Range<usize>>, follow: &dyn Fn(FnId) -> bool) -> StateUses<'_> {
+        let mut out = StateUses::default();
+        let mut seen = vec![id];
+        let mut stack: Vec<(FnId, Option<Range<usize>>, Bindings, usize)> = vec![(id, range, Bindings::new(), 0)];
+        while let Some((id, range, binds, depth)) = stack.pop() {
+            let f = self.func(id);
+            let inside = |r: &Range<usize>| range.as_ref().is_none_or(|arm| within(r, arm));
+            for access in f.fields.iter().chain(&f.places).filter(|a| inside(&a.full_range())) {
+                if let Some(place) = self.place_of(id, access.root, &access.path, &binds) {
+                    out.uses.push(StateUse { fn_: id, access, place });
+                }
+            }
+            if depth < MAX_DEPTH {
+                for &(i, callee) in self.callees_of(id) {
+                    let call = &f.calls[i];
+                    if !inside(&call.range) || seen.contains(&callee) || !follow(callee) {
+                        continue;
+                    }
+                    seen.push(callee);
+                    let target = self.func(callee);
+                    // `Type::method(receiver, ..)`: the first argument is the receiver.
+                    let skip = usize::from(matches!(call.callee, Callee::Path(_)) && target.has_self);
+                    let mut callee_binds = Bindings::new();
+                    for (param, arg) in target.params.iter().zip(call.arg_places.iter().skip(skip)) {
+                        if let (Some(name), Some((root, path))) = (&param.name, arg)
+                            && let Some(place) = self.place_of(id, *root, path, &binds)
+                        {
+                            callee_binds.insert(name.clone(), place);
+                        }
+                    }
+                    stack.push((callee, None, callee_binds, depth + 1));
+                }
+            }
+            out.code.push((id, range));
+        }
+        out
+    }
+
+    /// The crate-wide place of a path rooted at `root` in function `id`.
+    fn place_of(&self, id: FnId, root: Root, path: &[String], binds: &Bindings) -> Option<Place> {
+        let place = match root {
+            Root::SelfValue => Place { root: PlaceRoot::Type(self.owner(id)?.clone()), path: path.to_vec() },
+            Root::Local => {
+                let (name, rest) = path.split_first()?;
+                match binds.get(name) {
+                    Some(bound) => Place { root: bound.root.clone(), path: [&bound.path[..], rest].concat() },
+                    None => Place { root: PlaceRoot::Local(id, name.clone()), path: rest.to_vec() },
+                }
+            }
+            Root::Global => {
+                let (name, rest) = path.split_first()?;
+                let module = &self.func(id).module;
+                let global = self.resolve_global(module, name)?;
+                Place { root: PlaceRoot::Global(global), path: rest.to_vec() }
+            }
+        };
+        Some(self.through_fields(place))
+    }
+
+    /// A static or lazily initialised global the name stands for in `module` (defined there or
+    /// imported by name), by `module::NAME`; consts are no state.
+    fn resolve_global(&self, module: &[String], name: &str) -> Option<String> {
+        let is_state = |m: &[String], n: &str| {
+            self.files
+                .iter()
+                .flat_map(|f| &f.globals)
+                .any(|g| g.module == m && g.name == n && g.kind != super::GlobalKind::Const)
+        };
+        if is_state(module, name) {
+            return Some(super::key(module, name));
+        }
+        let u = self.uses.get(module)?.iter().find(|u| !u.glob && u.alias == name)?;
+        let (last, prefix) = u.target.split_last()?;
+        let m = self.resolve_module(module, prefix, 0)?;
+        is_state(&m, last).then(|| super::key(&m, last))
+    }
+
+    /// A place under a field whose type is another struct of the crate (`inner: Arc<Inner>`) is
+    /// that struct's place: `Outer.inner.x` is `Inner.x`.
+    fn through_fields(&self, mut place: Place) -> Place {
+        for _ in 0..MAX_DEPTH {
+            let PlaceRoot::Type(ty) = &place.root else { break };
+            let Some(fact) = self.type_fact(ty) else { break };
+            let Some(first) = place.path.first() else { break };
+            let Some((_, field_ty)) = fact.fields.iter().find(|(n, _)| n == first) else { break };
+            let Some(inner) = innermost(field_ty) else { break };
+            let key = self.resolve_type(&fact.module, &[inner.to_owned()]);
+            if self.type_fact(&key).is_none() || key == *ty {
+                break;
+            }
+            place = Place { root: PlaceRoot::Type(key), path: place.path[1..].to_vec() };
+        }
+        place
+    }
+}
+
+/// The type inside smart pointers and locks (`Arc<RwLock<Inner>>` → `Inner`), if only those wrap it.
+fn innermost(ty: &str) -> Option<&str> {
+    const WRAPPERS: &[&str] = &["Arc", "Rc", "Box", "Mutex", "RwLock", "RefCell", "Cell"];
+    let mut t = ty.trim();
+    loop {
+        match t.split_once('<') {
+            Some((outer, rest)) if WRAPPERS.contains(&outer.trim()) => t = rest.strip_suffix('>')?.trim(),
+            Some(_) => return None,
+            None => return Some(t).filter(|t| t.chars().all(|c| c.is_alphanumeric() || c == '_')),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrappers_peel_to_the_inner_type() {
+        assert_eq!(innermost("Arc<RwLock<Inner>>"), Some("Inner"));
+        assert_eq!(innermost("Inner"), Some("Inner"));
+        assert_eq!(innermost("HashMap<String, Session>"), None);
+    }
+}
