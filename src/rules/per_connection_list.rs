@@ -327,6 +327,8 @@ fn relate(
                 }
             }
         }
+        // The most specific write names the place in the message.
+        hits.sort_by_key(|(_, u)| std::cmp::Reverse(u.place.path.len()));
         let Some(&(first_writer, first_write)) = hits.first() else { continue };
         done_fields.insert(field);
         let (file, range) = (model.file_of(read.fn_), read.access.full_range());
