@@ -21,12 +21,16 @@
 //!   modules and `use` declarations, with which parameters and client data (`Origins`) flow into
 //!   each argument;
 //! - state: reads and writes of `self` field paths (`self.a.b`, through guards and accessors such
-//!   as `.lock().unwrap()`), with where a written value comes from.
+//!   as `.lock().unwrap()`), with where a written value comes from and how it is written; and
+//!   state places (`state`): fields reached through a local bound to them, through `Arc<Inner>`
+//!   fields or a chain `self.inner.state.x`, entries of a per-session map, locals of a long-lived
+//!   loop (a read loop with the dispatcher inside), state parameters bound to what callers pass,
+//!   statics and globals; for a handler or one dispatcher arm, what it reads and writes of them
+//!   with the functions it calls (`CrateModel::state_uses`, `handler_state`).
 //!
 //! What it does not know (yet): types of locals and method receivers other than `self` (a call
 //! `x.m()` is not an edge), trait default methods, closures given to `tokio::spawn` as separate
-//! code, locals of long-lived loops, entries of per-session maps, statics as state places, values
-//! returned by helpers, macro-generated items, `#[path]` modules, files of the crate that no model
+//! code, `Deref` targets, which key of a map an access uses, values returned by helpers, macro-generated items, `#[path]` modules, files of the crate that no model
 //! rule's trigger word selected, and which of `src/bin`, `examples/`, `tests/` are crate roots of
 //! their own (they are modules named after their path). What it cannot resolve stays unresolved:
 //! a name resolves to an item only through the module tree, never by its name alone.
@@ -665,7 +669,7 @@ pub fn module_of(relative: &std::path::Path) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn model_of(files: &[(&str, &str)]) -> CrateModel {
+    pub(super) fn model_of(files: &[(&str, &str)]) -> CrateModel {
         let facts = files
             .iter()
             .map(|(path, text)| {

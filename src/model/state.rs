@@ -136,6 +136,9 @@ pub const QUIET_MACROS: &[&str] = &[
 const REQUEST_NAMES: &[&str] =
     &["req", "request", "msg", "message", "params", "args", "input", "line", "value", "json", "body", "raw"];
 
+/// Types that a parameter taken by reference holds as data.
+const DATA_TYPES: &[&str] = &["str", "String", "Value", "Path", "PathBuf", "OsStr", "Map"];
+
 /// How deep `state_uses` follows calls.
 const MAX_DEPTH: usize = 4;
 
@@ -157,7 +160,13 @@ pub struct Locals {
 impl Locals {
     pub fn param(&mut self, pat: &syn::Pat, ty: &syn::Type) {
         let syn::Pat::Ident(p) = pat else { return };
-        let by_ref = matches!(ty, syn::Type::Reference(_))
+        // Text, slices and JSON values taken by reference are data, not state.
+        let data = |t: &syn::Type| match t {
+            syn::Type::Slice(_) => true,
+            syn::Type::Path(tp) => tp.path.segments.last().is_some_and(|s| DATA_TYPES.iter().any(|d| s.ident == d)),
+            _ => false,
+        };
+        let by_ref = matches!(ty, syn::Type::Reference(r) if !data(&r.elem))
             || matches!(ty, syn::Type::Path(tp) if tp.path.segments.last().is_some_and(|s| s.ident == "Arc" || s.ident == "Rc"));
         let name = p.ident.to_string();
         if by_ref && !REQUEST_NAMES.contains(&name.as_str()) {
@@ -516,6 +525,74 @@ fn innermost(ty: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::tests::model_of;
+
+    /// The places (root, path) a handler reads and writes, as `(write?, root, path)`.
+    fn places(model: &CrateModel, method: &str) -> Vec<(bool, PlaceRoot, Vec<String>)> {
+        let h = model.handlers_for(method).next().expect("a handler");
+        let uses = model.handler_state(h, &|_| true).uses;
+        uses.into_iter().map(|u| (u.access.write.is_some(), u.place.root, u.place.path)).collect()
+    }
+
+    #[test]
+    fn loop_locals_of_main_and_parameters_bound_by_callers() {
+        let model = model_of(&[(
+            "src/main.rs",
+            "fn remember(log: &mut Vec<String>, name: &str) { log.push(name.into()); }\n\
+             fn main() {\n  let mut open = false;\n  let mut log = Vec::new();\n  let once = 1;\n\
+               for line in lines() {\n    match line.method() {\n\
+                 \"tools/call\" => { open = true; remember(&mut log, \"x\"); }\n\
+                 \"tools/list\" => { let n = once; if open { show(&log); } }\n\
+                 _ => {}\n    }\n  }\n}\n",
+        )]);
+        let main = model.fn_by_path(&["main"]).unwrap();
+        let local = |n: &str| PlaceRoot::Local(main, n.to_owned());
+        // The arm's own accesses (`&mut log` passes the place on), then the helper's, bound to it.
+        assert_eq!(
+            places(&model, "tools/call"),
+            [(true, local("open"), vec![]), (false, local("log"), vec![]), (true, local("log"), vec![])]
+        );
+        // `once` is declared outside the loop but read only: still a place, never written.
+        assert_eq!(
+            places(&model, "tools/list"),
+            [(false, local("once"), vec![]), (false, local("open"), vec![]), (false, local("log"), vec![])]
+        );
+    }
+
+    #[test]
+    fn fields_through_arc_inner_aliases_and_statics() {
+        let model = model_of(&[
+            (
+                "src/inner.rs",
+                "pub struct Inner { pub flag: AtomicBool, sessions: Mutex<HashMap<String, S>> }\n\
+                 impl Inner { pub fn set(&self, id: &str) { self.flag.store(true, SeqCst); \
+                 let mut all = self.sessions.lock().unwrap(); all.entry(id.into()).or_default().beta = true; } }\n\
+                 pub static MODE: Mutex<u8> = Mutex::new(0);\n",
+            ),
+            (
+                "src/lib.rs",
+                "use crate::inner::{Inner, MODE};\nstruct Outer { inner: Arc<Inner> }\n\
+                 impl ServerHandler for Outer {\n\
+                   async fn call_tool(&self) { self.inner.set(\"a\"); *MODE.lock().unwrap() = 2; }\n\
+                   async fn list_tools(&self) { let f = self.inner.flag.load(SeqCst); }\n}\n",
+            ),
+        ]);
+        let inner = PlaceRoot::Type("inner::Inner".to_owned());
+        assert_eq!(places(&model, "tools/list"), [(false, inner.clone(), vec!["flag".to_owned()])]);
+        let outer = model.fn_by_path(&["inner", "Inner", "set"]).unwrap();
+        let writes: Vec<(PlaceRoot, Vec<String>)> = model
+            .state_uses(outer, None, &|_| true)
+            .uses
+            .into_iter()
+            .filter(|u| u.access.write.is_some())
+            .map(|u| (u.place.root, u.place.path))
+            .collect();
+        assert_eq!(writes[0], (inner.clone(), vec!["flag".to_owned()]));
+        assert!(writes.contains(&(inner, vec!["sessions".to_owned(), "beta".to_owned()])), "{writes:?}");
+        // `self.inner.set(..)` is a call on a field, not on `self`: not followed; the static is.
+        let call = places(&model, "tools/call");
+        assert!(call.contains(&(true, PlaceRoot::Global("inner::MODE".to_owned()), vec![])), "{call:?}");
+    }
 
     #[test]
     fn wrappers_peel_to_the_inner_type() {

@@ -61,7 +61,6 @@ const TRIGGERS: &[&str] = &[
     "tool_router",
     "prompt_router",
     "ServerHandler",
-    "call_tool",
 ];
 
 static META: RuleMeta = RuleMeta {

@@ -623,20 +623,7 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
     }
 
     fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
-        use syn::BinOp::*;
-        if matches!(
-            e.op,
-            AddAssign(_)
-                | SubAssign(_)
-                | MulAssign(_)
-                | DivAssign(_)
-                | RemAssign(_)
-                | BitXorAssign(_)
-                | BitAndAssign(_)
-                | BitOrAssign(_)
-                | ShlAssign(_)
-                | ShrAssign(_)
-        ) {
+        if crate::model::state::is_compound_assign(&e.op) {
             let tokens = e.to_token_stream();
             let at = self.start_of(&tokens);
             debug_assert_eq!(at, self.cx.node_range(e).start);
