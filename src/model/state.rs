@@ -491,13 +491,20 @@ impl CrateModel {
     }
 
     /// A place under a field whose type is another struct of the crate (`inner: Arc<Inner>`) is
-    /// that struct's place: `Outer.inner.x` is `Inner.x`.
+    /// that struct's place: `Outer.inner.x` is `Inner.x`; so is a member the type does not have
+    /// when it derefs to another (`impl Deref for Outer { type Target = Inner; … }`).
     fn through_fields(&self, mut place: Place) -> Place {
         for _ in 0..MAX_DEPTH {
             let PlaceRoot::Type(ty) = &place.root else { break };
             let Some(fact) = self.type_fact(ty) else { break };
             let Some(first) = place.path.first() else { break };
-            let Some((_, field_ty)) = fact.fields.iter().find(|(n, _)| n == first) else { break };
+            let Some((_, field_ty)) = fact.fields.iter().find(|(n, _)| n == first) else {
+                match self.deref_target(ty) {
+                    Some(target) if target != *ty => place.root = PlaceRoot::Type(target),
+                    _ => break,
+                }
+                continue;
+            };
             let Some(inner) = innermost(field_ty) else { break };
             let key = self.resolve_type(&fact.module, &[inner.to_owned()]);
             if self.type_fact(&key).is_none() || key == *ty {
@@ -506,6 +513,22 @@ impl CrateModel {
             place = Place { root: PlaceRoot::Type(key), path: place.path[1..].to_vec() };
         }
         place
+    }
+}
+
+impl CrateModel {
+    /// The crate type a type derefs to: the return type of its `Deref::deref` (`&Inner`).
+    fn deref_target(&self, ty: &TypeKey) -> Option<TypeKey> {
+        let id = self
+            .methods
+            .get(&(ty.clone(), "deref".to_owned()))?
+            .iter()
+            .copied()
+            .find(|id| self.impl_of(*id).is_some_and(|imp| imp.trait_.as_deref() == Some("Deref")))?;
+        let f = self.func(id);
+        let inner = innermost(f.ret.as_deref()?.trim_start_matches('&'))?;
+        let key = self.resolve_type(&f.module, &[inner.to_owned()]);
+        self.type_fact(&key).map(|_| key)
     }
 }
 
@@ -589,6 +612,14 @@ mod tests {
             .collect();
         assert_eq!(writes[0], (inner.clone(), vec!["flag".to_owned()]));
         assert!(writes.contains(&(inner, vec!["sessions".to_owned(), "beta".to_owned()])), "{writes:?}");
+        let deref = model_of(&[(
+            "src/lib.rs",
+            "struct Inner { on: bool }\nstruct Outer(Arc<Inner>);\n\
+             impl Deref for Outer { type Target = Inner; fn deref(&self) -> &Inner { &self.0 } }\n\
+             impl ServerHandler for Outer { async fn list_tools(&self) { let on = self.on; } }\n",
+        )]);
+        let on = (false, PlaceRoot::Type("Inner".to_owned()), vec!["on".to_owned()]);
+        assert_eq!(places(&deref, "tools/list"), [on]);
         // `self.inner.set(..)` is a call on a field, not on `self`: not followed; the static is.
         let call = places(&model, "tools/call");
         assert!(call.contains(&(true, PlaceRoot::Global("inner::MODE".to_owned()), vec![])), "{call:?}");
