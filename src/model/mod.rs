@@ -33,6 +33,7 @@
 
 pub mod extract;
 pub mod handlers;
+pub mod request_state;
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
@@ -159,6 +160,8 @@ pub struct FnFact {
     pub fields: Vec<FieldAccess>,
     /// Arms of a dispatcher `match` on MCP method strings.
     pub arms: Vec<ArmFact>,
+    /// What it does with values: integrity checks, decoded parameters, `requestState`.
+    pub values: request_state::ValueFacts,
 }
 
 #[derive(Debug, Clone)]

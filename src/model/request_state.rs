@@ -1,0 +1,1315 @@
+//! What the crate model knows about values one function hands to another, for the `requestState`
+//! rules (`request-state-tampering`, `unprotected-request-state`): facts of each function
+//! (`ValueFacts`, on `FnFact::values`), extracted in the model's one walk, and the crate-wide
+//! answers built on the model's resolved calls (`CrateModel::verifies_integrity`,
+//! `CrateModel::state_ops`).
+//!
+//! Per function:
+//! - `checks_integrity`: it checks data's integrity: an HMAC or `Mac`, a `verify…` step, AEAD or
+//!   `decrypt`, a sealing codec's `.open(…)` (rmcp's `RequestStateCodec`), JWT, a constant-time
+//!   comparison (`INTEGRITY_WORDS`, `SEAL_METHODS`);
+//! - `decodes_param`: the first of its parameters it decodes (deserializes, parses, base64) when it
+//!   checks no integrity itself;
+//! - `request_state`, for a function that mentions the state: a walk of its body (`StateFacts`).
+//!   The walk tracks which values are the state: reads of it (`x.request_state`,
+//!   `x["requestState"]`, `x.get("requestState")`, rmcp's `RequestState(s)` extractor, parameters
+//!   named `request_state`), and locals bound from them through value-preserving steps (`&`, `?`,
+//!   `.clone()`, `.as_deref()`, `.unwrap()`, `Some(..)`, `if let`, `match`, closure parameters of
+//!   `.map(…)`), or through a decoding (then the value is "derived"). It records the operations
+//!   applied to the state (`Op`), the states a client request makes up (`Invented`), and the calls
+//!   that hand the state to another function (`StatePass`). Each read of the state gets a side
+//!   from the names on its way (`resp["result"]`: the client's; `req.params`, `RequestState`: the
+//!   server's), which decides whose rule it is in unknown-role code.
+//!
+//! Across the crate: a call that hands the state to a crate function that decodes that parameter
+//! and verifies nothing is a decoding of the state, wherever that function is (resolved through
+//! the model's calls and `use` declarations, never by a name alone); a function verifies
+//! integrity when it, or a crate function it calls, checks it.
+//!
+//! Facts are kept for files that mention the state (`STATE_WORDS`): a decoding or verifying helper
+//! in a file that never names it is not known, so its callers' uses stay as the caller shows them.
+
+use std::ops::Range;
+
+use proc_macro2::{TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::visit::{self, Visit};
+use syn::{Expr, Lit, Member, Pat};
+
+use super::{Callee, CrateModel, FileId, FnId};
+use crate::cx::Cx;
+use crate::json::{self, JsonKind, JsonNode, Step};
+use crate::rust::syntax::{
+    block_text, fn_text, last_ident, method_call_range, str_value, text_may_mention, tokens_mention, tokens_mention_any,
+};
+
+/// How the state is spelled in code: its JSON key, rmcp's field and extractor.
+pub const STATE_WORDS: &[&str] = &["request_state", "RequestState", "requestState"];
+
+/// A function's facts about the values it handles (empty in files that never name the state).
+#[derive(Debug, Clone, Default)]
+pub struct ValueFacts {
+    pub checks_integrity: bool,
+    pub decodes_param: Option<ParamDecode>,
+    pub request_state: Option<Box<StateFacts>>,
+}
+
+/// A parameter a function decodes, and the decoding.
+#[derive(Debug, Clone)]
+pub struct ParamDecode {
+    /// Index among the parameters other than `self`.
+    pub param: usize,
+    pub range: Range<usize>,
+    /// For messages: "`serde_json::from_str`".
+    pub what: String,
+}
+
+/// How one function handles the state, as its body shows it.
+#[derive(Debug, Clone, Default)]
+pub struct StateFacts {
+    /// The file uses an MCP SDK or speaks of MRTR (`mcp_context`).
+    pub mcp: bool,
+    pub ops: Vec<Op>,
+    pub invented: Vec<Invented>,
+    pub passes: Vec<StatePass>,
+}
+
+/// A call that hands the state (or a value decoded from it) to another function.
+#[derive(Debug, Clone)]
+pub struct StatePass {
+    /// The call as the model's `CallFact::range` spans it.
+    pub call: Range<usize>,
+    /// `self.name(…)` rather than `name(…)` / `Type::name(…)`.
+    pub method: bool,
+    pub name: String,
+    /// The argument's index (after the receiver).
+    pub arg: usize,
+    pub val: StateVal,
+    /// How many of the function's own operations come before it.
+    pub at: usize,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Side {
+    /// Read from a result: the client's copy.
+    Client,
+    /// Read from a request's params: the server's input.
+    Server,
+    Unknown,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum OpKind {
+    Decode,
+    Rewrite,
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub struct Op {
+    /// The decoding or rewriting expression, in the function's file (for a helper of the same
+    /// file, the decoding inside it; for one in another file, the call).
+    pub range: Range<usize>,
+    pub kind: OpKind,
+    /// For messages: "`serde_json::from_str`", "`.replace(…)`".
+    pub what: String,
+    pub side: Side,
+    /// Where the state was read.
+    pub source: Range<usize>,
+    /// The input was already decoded (a later step of the same decoding).
+    pub derived: bool,
+    /// For a decoding inside a helper function.
+    pub helper: Option<HelperCall>,
+}
+
+/// The call that hands the state to a decoding helper.
+#[derive(Clone, PartialEq, Debug)]
+pub struct HelperCall {
+    pub call: Range<usize>,
+    pub name: String,
+    /// The helper's file and its decoding, when that is another file than the caller's.
+    pub elsewhere: Option<(FileId, usize)>,
+}
+
+/// A state a client request makes up.
+#[derive(Debug, Clone)]
+pub struct Invented {
+    pub range: Range<usize>,
+    pub message: String,
+    pub label: &'static str,
+    pub help: String,
+    pub side: Side,
+    /// The state is a member of a `json!` request (an object with `method`), so the code builds
+    /// a request: a client's, whatever the role words say.
+    pub in_request: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct StateVal {
+    pub side: Side,
+    pub source: Range<usize>,
+    pub derived: bool,
+}
+
+/// The value facts of one function, for `extract` (`state_words`: its file mentions the state).
+pub(super) fn value_facts(cx: &Cx, sig: &syn::Signature, body: &syn::Block, state_words: bool) -> ValueFacts {
+    if !state_words {
+        return ValueFacts::default();
+    }
+    let checks_integrity = has_integrity_check(cx, sig, body);
+    let decodes_param = if checks_integrity { None } else { param_decode(cx, sig, body) };
+    let request_state = fn_mentions_state(cx, sig, body).then(|| {
+        let walk = walk_fn(cx, sig, body);
+        Box::new(StateFacts { mcp: mcp_context(cx), ops: walk.ops, invented: walk.invented, passes: walk.passes })
+    });
+    ValueFacts { checks_integrity, decodes_param, request_state }
+}
+
+impl CrateModel {
+    /// Whether `id` checks the integrity of data: itself, or a crate function it calls.
+    pub fn verifies_integrity(&self, id: FnId) -> bool {
+        self.func(id).values.checks_integrity
+            || self.callees_of(id).iter().any(|&(_, callee)| self.func(callee).values.checks_integrity)
+    }
+
+    /// The operations on the state in `id`: its own, then the decodings inside the crate
+    /// functions it hands the state to (each call resolved by the model; a call whose every
+    /// target decodes that parameter and verifies nothing).
+    pub fn state_ops(&self, id: FnId) -> Vec<Op> {
+        let f = self.func(id);
+        let Some(facts) = f.values.request_state.as_deref() else { return Vec::new() };
+        let mut helper_ops: Vec<(usize, Op)> = Vec::new();
+        let file = self.file_of(id);
+        for pass in &facts.passes {
+            let Some(index) = f.calls.iter().position(|c| c.range == pass.call) else { continue };
+            let targets: Vec<FnId> =
+                self.callees_of(id).iter().filter(|(i, _)| *i == index).map(|&(_, target)| target).collect();
+            let decodes = |t: &FnId| {
+                let g = self.func(*t);
+                g.has_self == matches!(f.calls[index].callee, Callee::SelfMethod(_))
+                    && g.values.decodes_param.as_ref().is_some_and(|d| d.param == pass.arg)
+                    && !self.verifies_integrity(*t)
+            };
+            let Some(&helper) = targets.first().filter(|_| targets.iter().all(decodes)) else { continue };
+            let decode = self.func(helper).values.decodes_param.as_ref().expect("checked by `decodes`");
+            let helper_file = self.file_of(helper);
+            let elsewhere = (helper_file != file).then_some((helper_file, decode.range.start));
+            helper_ops.push((
+                pass.at,
+                Op {
+                    range: if elsewhere.is_some() { pass.call.clone() } else { decode.range.clone() },
+                    kind: OpKind::Decode,
+                    what: format!("{} in `{}`", decode.what, pass.name),
+                    side: pass.val.side,
+                    source: pass.val.source.clone(),
+                    derived: pass.val.derived,
+                    helper: Some(HelperCall { call: pass.call.clone(), name: pass.name.clone(), elsewhere }),
+                },
+            ));
+        }
+        // In the order of the body: a helper's decoding where the call stands.
+        let mut ops = Vec::with_capacity(facts.ops.len() + helper_ops.len());
+        let mut helper_ops = helper_ops.into_iter().peekable();
+        for (i, op) in facts.ops.iter().enumerate() {
+            while let Some((_, h)) = helper_ops.next_if(|(at, _)| *at <= i) {
+                ops.push(h);
+            }
+            ops.push(op.clone());
+        }
+        ops.extend(helper_ops.map(|(_, h)| h));
+        ops
+    }
+}
+const INTEGRITY_WORDS: &[&str] = &[
+    "hmac",
+    "verify",
+    "aead",
+    "decrypt",
+    "unseal",
+    "signature",
+    "jwt",
+    "jws",
+    "jsonwebtoken",
+    "fernet",
+    "paseto",
+    "chacha",
+    "aesgcm",
+    "aes_gcm",
+    "aes256gcm",
+    "poly1305",
+    "ct_eq",
+    "constant_time",
+    "requeststatecodec",
+];
+/// Method names of sealing codecs (rmcp's `RequestStateCodec`, `ring::aead`): only as methods
+/// (`.open(…)`), so `File::open` says nothing.
+const SEAL_METHODS: &[&str] = &[
+    "open",
+    "open_with",
+    "open_json",
+    "open_json_with",
+    "open_in_place",
+    "seal",
+    "seal_with",
+    "seal_json",
+    "seal_json_with",
+];
+
+/// Methods that keep the value (a copy, a view, an unwrapping).
+const PRESERVING: &[&str] = &[
+    "clone",
+    "cloned",
+    "to_string",
+    "to_owned",
+    "into",
+    "as_str",
+    "as_deref",
+    "as_ref",
+    "as_bytes",
+    "as_slice",
+    "unwrap",
+    "expect",
+    "ok",
+    "ok_or",
+    "ok_or_else",
+    "into_bytes",
+    "to_vec",
+    "borrow",
+    "map",
+    "and_then",
+    "filter",
+    "inspect",
+    "take",
+    "as_mut",
+    "as_deref_mut",
+    "map_err",
+    "context",
+    "with_context",
+    "wrap_err",
+    "wrap_err_with",
+];
+/// Methods on the state that fall back to a made-up value when there is none.
+const DEFAULTING: &[&str] = &["unwrap_or_default", "unwrap_or", "unwrap_or_else", "map_or", "map_or_else"];
+/// Methods that parse their receiver.
+const RECEIVER_DECODERS: &[&str] = &[
+    "parse",
+    "split",
+    "split_once",
+    "rsplit_once",
+    "splitn",
+    "rsplitn",
+    "rsplit",
+    "split_terminator",
+    "from_base64",
+    "from_hex",
+];
+/// Methods that change a string (or build a changed copy).
+const REWRITERS: &[&str] = &[
+    "replace",
+    "replacen",
+    "push_str",
+    "push",
+    "insert",
+    "insert_str",
+    "truncate",
+    "trim",
+    "trim_start",
+    "trim_end",
+    "trim_matches",
+    "trim_start_matches",
+    "trim_end_matches",
+    "strip_prefix",
+    "strip_suffix",
+    "to_uppercase",
+    "to_lowercase",
+    "to_ascii_uppercase",
+    "to_ascii_lowercase",
+    "make_ascii_uppercase",
+    "make_ascii_lowercase",
+    "retain",
+    "drain",
+    "clear",
+    "pop",
+    "extend",
+    "repeat",
+];
+/// Last path segments of deserializing functions (`serde_json::from_str`, `bincode::deserialize`).
+const FN_DECODERS: &[&str] = &[
+    "from_str",
+    "from_slice",
+    "from_value",
+    "from_reader",
+    "from_bytes",
+    "from_base64",
+    "deserialize",
+    "decode_from_slice",
+];
+/// Words that make a path or receiver an encoding (`base64::decode`, `STANDARD.decode`).
+const ENCODING_WORDS: &[&str] = &[
+    "base64",
+    "b64",
+    "base32",
+    "base58",
+    "bs58",
+    "hex",
+    "standard",
+    "url_safe",
+    "general_purpose",
+    "engine",
+    "data_encoding",
+    "percent",
+    "urlencoding",
+];
+
+/// Words that say a file deals with MCP's multi round-trip requests (other APIs name a field
+/// `requestState` too).
+const MCP_WORDS: &[&str] = &[
+    "input_required",
+    "InputRequired",
+    "inputRequests",
+    "inputResponses",
+    "input_responses",
+    "InputResponses",
+    "tools/call",
+    "prompts/get",
+    "resources/read",
+    "modelcontextprotocol",
+];
+
+/// Whether the code at hand is MCP code: the file or crate uses an MCP SDK, or the file speaks
+/// of MRTR. Needed where no role says so.
+pub fn mcp_context(cx: &Cx) -> bool {
+    !cx.file_sdks.is_empty() || !cx.crate_ctx.sdks.is_empty() || MCP_WORDS.iter().any(|w| cx.file.text.contains(w))
+}
+
+/// What both rules ask about the fn at hand, found once: the visitor runs every rule on a fn
+/// before the next fn, so `unprotected-request-state` reuses what `request-state-tampering`
+/// found just before. The fn is known by its nodes' addresses (stable while the rules run on
+/// it) and its body's range.
+
+/// Whether a function mentions the state at all (its key, a field, the extractor).
+fn fn_mentions_state(cx: &Cx, sig: &syn::Signature, body: &syn::Block) -> bool {
+    // What `mentions_state` looks for, as it reads in the source.
+    text_may_mention(fn_text(cx, sig, body), STATE_WORDS)
+        && (mentions_state(&sig.to_token_stream()) || mentions_state(&body.to_token_stream()))
+}
+
+pub(crate) fn mentions_state(tokens: &TokenStream) -> bool {
+    let mut stack = vec![tokens.clone().into_iter()];
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            Some(TokenTree::Ident(i)) => {
+                let s = i.to_string();
+                if s.contains("request_state") || s == "RequestState" {
+                    return true;
+                }
+            }
+            Some(TokenTree::Literal(l)) if l.to_string().contains("requestState") => return true,
+            Some(TokenTree::Group(g)) => stack.push(g.stream().into_iter()),
+            Some(_) => {}
+            None => {
+                stack.pop();
+            }
+        }
+    }
+    false
+}
+
+/// Whether a function checks integrity (see `INTEGRITY_WORDS`, `SEAL_METHODS`).
+fn has_integrity_check(cx: &Cx, sig: &syn::Signature, body: &syn::Block) -> bool {
+    integrity_may_be_in(fn_text(cx, sig, body))
+        && (integrity_in(&sig.to_token_stream()) || integrity_in(&body.to_token_stream()))
+}
+fn integrity_may_be_in(text: Option<&str>) -> bool {
+    let Some(text) = text else { return true };
+    let lower = text.to_ascii_lowercase();
+    INTEGRITY_WORDS.iter().chain(&["mac"]).any(|w| lower.contains(w)) || SEAL_METHODS.iter().any(|w| text.contains(w))
+}
+
+fn integrity_in(tokens: &TokenStream) -> bool {
+    let mut stack = vec![tokens.clone().into_iter()];
+    let mut after_dot = false;
+    while let Some(top) = stack.last_mut() {
+        let Some(tt) = top.next() else {
+            stack.pop();
+            continue;
+        };
+        match tt {
+            TokenTree::Ident(i) => {
+                let s = i.to_string();
+                let lower = s.to_ascii_lowercase();
+                if INTEGRITY_WORDS.iter().any(|w| lower.contains(w))
+                    || s == "Mac"
+                    || s == "mac"
+                    || (after_dot && SEAL_METHODS.contains(&s.as_str()))
+                {
+                    return true;
+                }
+                after_dot = false;
+            }
+            TokenTree::Punct(p) => after_dot = p.as_char() == '.',
+            TokenTree::Group(g) => {
+                after_dot = false;
+                stack.push(g.stream().into_iter());
+            }
+            TokenTree::Literal(_) => after_dot = false,
+        }
+    }
+    false
+}
+
+/// Finds the file's helper fns that decode a parameter with no integrity check, once per file.
+
+/// The first parameter a function decodes (one with no integrity check: the caller checks).
+fn param_decode(cx: &Cx, sig: &syn::Signature, body: &syn::Block) -> Option<ParamDecode> {
+    let params: Vec<&syn::PatType> = sig
+        .inputs
+        .iter()
+        .filter_map(|a| match a {
+            syn::FnArg::Typed(t) => Some(t),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
+    // Only a parameter bound to a name is walked: a function with none (`&self` alone) decodes none.
+    if !params.iter().any(|p| matches!(&*p.pat, Pat::Ident(_))) {
+        return None;
+    }
+    let decoders = || FN_DECODERS.iter().chain(RECEIVER_DECODERS).chain(&["decode"]);
+    // Every function of the file comes here: the text test spares printing most bodies to tokens.
+    let text = block_text(cx, body);
+    if text.is_some_and(|text| !decoders().any(|w| text.contains(w))) {
+        return None;
+    }
+    if !tokens_mention_any(&body.to_token_stream(), &decoders().copied().collect::<Vec<_>>()) {
+        return None;
+    }
+    // A walk finds a decoding of a parameter through its name, or of a read of the state
+    // (`x.request_state`, `x["requestState"]`), whichever parameter is bound. A string escape
+    // could spell the key, so a backslash counts as a possible read.
+    let may_read_state =
+        text.is_none_or(|t| t.contains('\\') || t.contains("request_state") || t.contains("requestState"));
+    for (index, p) in params.iter().enumerate() {
+        let Pat::Ident(pi) = &*p.pat else { continue };
+        let name = pi.ident.to_string();
+        if !may_read_state && text.is_some_and(|t| !t.contains(name.as_str())) {
+            continue;
+        }
+        let mut walk = Walk::new(cx, false);
+        walk.bind(&name, Some(StateVal { side: Side::Unknown, source: cx.node_range(&pi.ident), derived: false }));
+        walk.visit_block(body);
+        if let Some(op) = walk.ops.into_iter().find(|op| op.kind == OpKind::Decode && !op.derived) {
+            return Some(ParamDecode { param: index, range: op.range, what: op.what });
+        }
+    }
+    None
+}
+
+/// Walks one function, also for made-up states in requests.
+fn walk_fn<'c, 'a>(cx: &'c Cx<'a>, sig: &syn::Signature, body: &syn::Block) -> Walk<'c, 'a> {
+    let mut walk = Walk::new(cx, true);
+    for input in &sig.inputs {
+        let syn::FnArg::Typed(t) = input else { continue };
+        let ty = t.ty.to_token_stream();
+        let ty_name = type_name(&t.ty);
+        let side = match ty_name.as_deref() {
+            Some("InputRequiredResult" | "CallToolResponse" | "GetPromptResponse" | "ReadResourceResponse") => {
+                Some(Side::Client)
+            }
+            Some("RequestState" | "ToolCallContext") => Some(Side::Server),
+            _ => None,
+        };
+        if tokens_mention(&ty, "RequestState") {
+            // rmcp's extractor: `RequestState(state): RequestState` or `rs: RequestState`.
+            for (name, range) in pat_idents(cx, &t.pat) {
+                walk.bind(&name, Some(StateVal { side: Side::Server, source: range, derived: false }));
+            }
+            continue;
+        }
+        for (name, range) in pat_idents(cx, &t.pat) {
+            if let Some(side) = side {
+                walk.typed.push((name.clone(), side));
+            }
+            if name.contains("request_state") {
+                walk.bind(&name, Some(StateVal { side: Side::Unknown, source: range, derived: false }));
+            }
+        }
+    }
+    walk.visit_block(body);
+    walk
+}
+
+fn type_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(p) => last_ident(&p.path),
+        syn::Type::Reference(r) => type_name(&r.elem),
+        _ => None,
+    }
+}
+
+/// The identifiers a pattern binds, with their ranges.
+fn pat_idents(cx: &Cx, pat: &Pat) -> Vec<(String, Range<usize>)> {
+    struct Idents<'c, 'a> {
+        cx: &'c Cx<'a>,
+        out: Vec<(String, Range<usize>)>,
+    }
+    impl<'ast> Visit<'ast> for Idents<'_, '_> {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.out.push((p.ident.to_string(), self.cx.node_range(&p.ident)));
+            visit::visit_pat_ident(self, p);
+        }
+        // `Some(x)` and `Kind::Variant { a, .. }` bind `x` and `a`, not their paths.
+        fn visit_expr(&mut self, _: &'ast Expr) {}
+    }
+    let mut v = Idents { cx, out: Vec::new() };
+    v.visit_pat(pat);
+    v.out
+}
+
+pub struct Walk<'c, 'a> {
+    cx: &'c Cx<'a>,
+    /// Look for made-up states (the client's rule).
+    client: bool,
+    /// Bindings in order; the latest of a name wins (`None`: a shadowing non-state binding).
+    taints: Vec<(String, Option<StateVal>)>,
+    /// Parameters whose type tells whose state they hold.
+    typed: Vec<(String, Side)>,
+    /// Depth of `if`/`match` whose condition looks at the state (a copy inside is conditional).
+    guards: usize,
+    /// Locals holding a JSON-value read of the state that is `null`/`None` when the result had
+    /// none (`let state = result.get("requestState").cloned()`).
+    maybe_absent: Vec<String>,
+    ops: Vec<Op>,
+    invented: Vec<Invented>,
+    passes: Vec<StatePass>,
+}
+
+impl<'c, 'a> Walk<'c, 'a> {
+    fn new(cx: &'c Cx<'a>, client: bool) -> Self {
+        Walk {
+            cx,
+            client,
+            taints: Vec::new(),
+            typed: Vec::new(),
+            guards: 0,
+            maybe_absent: Vec::new(),
+            ops: Vec::new(),
+            invented: Vec::new(),
+            passes: Vec::new(),
+        }
+    }
+
+    fn bind(&mut self, name: &str, val: Option<StateVal>) {
+        self.taints.push((name.to_owned(), val));
+    }
+
+    fn bind_pat(&mut self, pat: &Pat, val: Option<StateVal>) {
+        for (name, _) in pat_idents(self.cx, pat) {
+            self.bind(&name, val.clone());
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<StateVal> {
+        self.taints.iter().rev().find(|(n, _)| n == name).and_then(|(_, v)| v.clone())
+    }
+
+    /// Whose state a read is, from the names on its way (nearest first).
+    fn side_of_chain(&self, mut e: &Expr) -> Side {
+        loop {
+            let name: Option<String> = match e {
+                Expr::Field(f) => {
+                    let n = match &f.member {
+                        Member::Named(i) => Some(i.to_string()),
+                        Member::Unnamed(_) => None,
+                    };
+                    e = &f.base;
+                    n
+                }
+                Expr::Index(i) => {
+                    let n = match &*i.index {
+                        Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => Some(s.value()),
+                        _ => None,
+                    };
+                    e = &i.expr;
+                    n
+                }
+                Expr::MethodCall(m) => {
+                    let n = match m.args.first() {
+                        Some(Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. })) => Some(s.value()),
+                        _ => Some(m.method.to_string()),
+                    };
+                    e = &m.receiver;
+                    n
+                }
+                Expr::Reference(r) => {
+                    e = &r.expr;
+                    None
+                }
+                Expr::Paren(p) => {
+                    e = &p.expr;
+                    None
+                }
+                Expr::Try(t) => {
+                    e = &t.expr;
+                    None
+                }
+                Expr::Unary(u) => {
+                    e = &u.expr;
+                    None
+                }
+                Expr::Path(p) => {
+                    let Some(ident) = p.path.get_ident() else { return Side::Unknown };
+                    let name = ident.to_string();
+                    if let Some((_, side)) = self.typed.iter().rev().find(|(n, _)| *n == name) {
+                        return *side;
+                    }
+                    if let Some(v) = self.lookup(&name) {
+                        return v.side;
+                    }
+                    return side_of_name(&name);
+                }
+                _ => return Side::Unknown,
+            };
+            if let Some(n) = name {
+                let side = side_of_name(&n);
+                if side != Side::Unknown {
+                    return side;
+                }
+            }
+        }
+    }
+
+    /// The state an expression evaluates to, if it is (a copy of) the state or decoded from it.
+    fn state_value(&self, e: &Expr) -> Option<StateVal> {
+        match e {
+            Expr::Reference(r) => self.state_value(&r.expr),
+            Expr::Paren(p) => self.state_value(&p.expr),
+            Expr::Group(g) => self.state_value(&g.expr),
+            Expr::Try(t) => self.state_value(&t.expr),
+            Expr::Unary(u) => self.state_value(&u.expr),
+            Expr::Cast(c) => self.state_value(&c.expr),
+            Expr::Await(a) => self.state_value(&a.base),
+            Expr::Path(p) => p.path.get_ident().and_then(|i| self.lookup(&i.to_string())),
+            Expr::Field(f) => match &f.member {
+                Member::Named(i) if i == "request_state" => Some(self.read(e, &f.base)),
+                // `state.0` of the `RequestState` extractor.
+                Member::Unnamed(_) => self.state_value(&f.base),
+                Member::Named(_) => None,
+            },
+            Expr::Index(i) => match &*i.index {
+                Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) if s.value() == "requestState" => {
+                    Some(self.read(e, &i.expr))
+                }
+                _ => None,
+            },
+            Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                if name == "request_state" && m.args.is_empty() {
+                    return Some(self.read(e, &m.receiver));
+                }
+                if is_state_key_access(m) {
+                    return Some(self.read(e, &m.receiver));
+                }
+                if PRESERVING.contains(&name.as_str()) || DEFAULTING.contains(&name.as_str()) {
+                    return self.state_value(&m.receiver);
+                }
+                if RECEIVER_DECODERS.contains(&name.as_str()) {
+                    return self.state_value(&m.receiver).map(derive);
+                }
+                if is_engine_decode(self.cx, m) {
+                    return m.args.iter().find_map(|a| self.state_value(a)).map(derive);
+                }
+                None
+            }
+            Expr::Call(c) => {
+                if self.decoder_fn(&c.func).is_some() {
+                    return c.args.iter().find_map(|a| self.state_value(a)).map(derive);
+                }
+                let wraps = matches!(&*c.func, Expr::Path(p) if last_ident(&p.path).is_some_and(|n|
+                    matches!(n.as_str(), "Some" | "Ok" | "from")));
+                if wraps && c.args.len() == 1 { self.state_value(&c.args[0]) } else { None }
+            }
+            _ => None,
+        }
+    }
+
+    /// A read of the state from `base` (`base.request_state`, `base["requestState"]`).
+    fn read(&self, whole: &Expr, base: &Expr) -> StateVal {
+        StateVal { side: self.side_of_chain(base), source: self.cx.node_range(whole), derived: false }
+    }
+
+    /// `serde_json::from_str`, `base64::decode`, `bincode::deserialize`: the name for messages.
+    fn decoder_fn(&self, func: &Expr) -> Option<String> {
+        let Expr::Path(p) = func else { return None };
+        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let last = segs.last()?;
+        let shown = segs.join("::");
+        if FN_DECODERS.contains(&last.as_str()) {
+            // `String::from_str` copies.
+            if segs.len() >= 2 && matches!(segs[segs.len() - 2].as_str(), "String" | "str" | "Cow" | "PathBuf") {
+                return None;
+            }
+            return Some(shown);
+        }
+        if last == "decode" || last.starts_with("decode_") {
+            let encoded = segs[..segs.len() - 1].iter().any(|s| encoding_word(s));
+            // A bare `decode(…)` imported from the base64 crate (its 0.1x API).
+            // Not one the file defines: the model resolves a call of that (`StatePass`).
+            let text = &self.cx.file.text;
+            let bare = segs.len() == 1
+                && text.contains("base64")
+                && !text.contains(&format!("fn {last}("))
+                && !text.contains(&format!("fn {last}<"));
+            if encoded || bare {
+                return Some(shown);
+            }
+        }
+        None
+    }
+
+    fn record(&mut self, range: Range<usize>, kind: OpKind, what: String, val: StateVal) {
+        self.ops.push(Op { range, kind, what, side: val.side, source: val.source, derived: val.derived, helper: None });
+    }
+
+    /// A call that hands the state to another function (`call`: its range as the model's
+    /// `CallFact` spans it): resolved by the model (`CrateModel::state_ops`).
+    fn pass_on(&mut self, name: &str, method: bool, args: &[&Expr], call: Range<usize>) {
+        for (arg, a) in args.iter().enumerate() {
+            if let Some(val) = self.state_value(a) {
+                let at = self.ops.len();
+                let (call, name) = (call.clone(), name.to_owned());
+                self.passes.push(StatePass { call, method, name, arg, val, at });
+            }
+        }
+    }
+
+    /// Runs `inner` inside an `if`/`match` on `cond`: a guard when `cond` looks at the state
+    /// (its key, or a local holding it).
+    fn guarded(&mut self, cond: &Expr, inner: impl FnOnce(&mut Self)) {
+        let tokens = cond.to_token_stream();
+        let g = mentions_state(&tokens)
+            || idents_of(&tokens).iter().any(|i| self.lookup(i).is_some() || self.maybe_absent.contains(i));
+        self.guards += usize::from(g);
+        inner(self);
+        self.guards -= usize::from(g);
+    }
+
+    /// A value the client puts into a request's `requestState`: reports made-up ones.
+    fn sent_value(&mut self, value: &Expr, range: Range<usize>, in_request: bool) {
+        let Some(kind) = self.invention(value) else { return };
+        let side = self.state_value(value).map_or(Side::Unknown, |v| v.side);
+        self.invent(kind, range, side, in_request);
+    }
+
+    fn invent(&mut self, kind: Invention, range: Range<usize>, side: Side, in_request: bool) {
+        let (message, label, help) = match kind {
+            Invention::Literal => (
+                "this request sends a `requestState` the client made up; since MCP 2026-07-28 a retry echoes \
+                 the server's `requestState` exactly, and sends none when the server gave none"
+                    .to_owned(),
+                "made-up `requestState`",
+                "copy `requestState` from the `input_required` result this request retries, or leave it out".to_owned(),
+            ),
+            Invention::Default(how) => (
+                format!(
+                    "`{how}` sends a `requestState` even when the `input_required` result had none; since MCP \
+                     2026-07-28 the client MUST NOT include one then"
+                ),
+                "made up when the server sent none",
+                "include `requestState` only when the result carried one (`if let Some(state) = …`)".to_owned(),
+            ),
+            Invention::NullWhenAbsent => (
+                "this copies `requestState` unconditionally: when the `input_required` result had none, the retry \
+                 sends `\"requestState\": null`; since MCP 2026-07-28 the client MUST NOT include one then"
+                    .to_owned(),
+                "`null` when the result had no `requestState`",
+                "add `requestState` to the retry only when the result carried one (`if let Some(state) = \
+                 result.get(\"requestState\")`)"
+                    .to_owned(),
+            ),
+            Invention::Rewritten => (
+                "this request sends a rewritten `requestState`; since MCP 2026-07-28 the client MUST echo it \
+                 byte for byte"
+                    .to_owned(),
+                "rewritten `requestState`",
+                "send the string from the `input_required` result unchanged".to_owned(),
+            ),
+        };
+        self.invented.push(Invented { range, message, label, help, side, in_request });
+    }
+
+    /// Whether a value sent as `requestState` is made up, and how.
+    fn invention(&self, value: &Expr) -> Option<Invention> {
+        let value = peel(value);
+        if str_value(self.cx, value).is_some() {
+            return Some(Invention::Literal);
+        }
+        match value {
+            Expr::Lit(_) => return Some(Invention::Literal),
+            Expr::Macro(m) if last_ident(&m.mac.path).as_deref() == Some("json") => {
+                return match syn::parse2::<Expr>(m.mac.tokens.clone()) {
+                    Ok(inner) => self.invention(&inner),
+                    // `json!(null)`, `json!({…})`: not the server's string either way.
+                    Err(_) => Some(Invention::Literal),
+                };
+            }
+            Expr::Macro(m) if last_ident(&m.mac.path).as_deref() == Some("format") => {
+                return self.format_rewrites(&m.mac).then_some(Invention::Rewritten);
+            }
+            Expr::Path(p) if last_ident(&p.path).as_deref() == Some("Null") => return Some(Invention::Literal),
+            Expr::Call(c) => {
+                if let Expr::Path(p) = &*c.func {
+                    let last = last_ident(&p.path).unwrap_or_default();
+                    if c.args.is_empty() && matches!(last.as_str(), "new" | "default" | "new_v4" | "new_v7") {
+                        return Some(Invention::Literal);
+                    }
+                    if c.args.len() == 1 && matches!(last.as_str(), "Some" | "String" | "from") {
+                        return self.invention(&c.args[0]);
+                    }
+                }
+            }
+            Expr::Binary(b)
+                if matches!(b.op, syn::BinOp::Add(_))
+                    && (self.state_value(&b.left).is_some() || self.state_value(&b.right).is_some()) =>
+            {
+                return Some(Invention::Rewritten);
+            }
+            Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                if DEFAULTING.contains(&name.as_str()) && self.state_value(&m.receiver).is_some() {
+                    let shown = format!(".{name}(…)");
+                    return Some(Invention::Default(if m.args.is_empty() { format!(".{name}()") } else { shown }));
+                }
+                if m.args.is_empty() && matches!(name.as_str(), "to_string" | "to_owned" | "into" | "clone") {
+                    return self.invention(&m.receiver);
+                }
+            }
+            _ => {}
+        }
+        let absent_local = matches!(value, Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.maybe_absent.contains(&i.to_string())));
+        if self.guards == 0 && (null_when_absent(value) || absent_local) {
+            return Some(Invention::NullWhenAbsent);
+        }
+        None
+    }
+
+    /// Whether a `format!` call builds something other than the state alone from a state.
+    fn format_rewrites(&self, mac: &syn::Macro) -> bool {
+        let Ok(args) = Punctuated::<Expr, syn::Token![,]>::parse_terminated.parse2(mac.tokens.clone()) else {
+            return false;
+        };
+        let mut it = args.iter();
+        let Some(Expr::Lit(syn::ExprLit { lit: Lit::Str(fmt), .. })) = it.next() else { return false };
+        let fmt = fmt.value();
+        let rest: Vec<&Expr> = it.map(|e| if let Expr::Assign(a) = e { &*a.right } else { e }).collect();
+        let inline = inline_names(&fmt).iter().any(|n| self.lookup(n).is_some());
+        let uses_state = inline || rest.iter().any(|e| self.state_value(e).is_some());
+        let bare = matches!(fmt.as_str(), "{}" | "{0}")
+            || (fmt.starts_with('{')
+                && fmt.ends_with('}')
+                && inline_names(&fmt).len() == 1
+                && !fmt.contains(':')
+                && fmt.matches('{').count() == 1);
+        uses_state && !bare
+    }
+
+    /// `json!` bodies: a request's `requestState` member, then the Rust expressions inside.
+    fn json_macro(&mut self, mac: &syn::Macro) {
+        let Some(root) = json::macro_body::parse_json_macro(mac.tokens.clone(), &|s| self.cx.span_range(s)) else {
+            return;
+        };
+        let mut members: Vec<(&JsonNode, Range<usize>, bool)> = Vec::new();
+        let mut exprs: Vec<TokenStream> = Vec::new();
+        let mut objects: Vec<(&JsonNode, Vec<Step>)> = Vec::new();
+        json::walk(&root, |node, path| {
+            if let JsonKind::Expr(tokens) = &node.kind {
+                exprs.push(tokens.clone());
+            }
+            if node.is_object() {
+                objects.push((node, path.to_vec()));
+            }
+        });
+        let in_request = root.get("method").is_some() || objects.iter().any(|(o, _)| o.get("method").is_some());
+        for (obj, path) in &objects {
+            let Some(m) = obj.member("requestState") else { continue };
+            // Only a request's params: beside `inputResponses`, or under `params` of a request.
+            let params_of_request =
+                path.last() == Some(&Step::Key("params")) && parent_has_method(&root, &path[..path.len() - 1]);
+            if obj.get("resultType").is_some() || !(obj.get("inputResponses").is_some() || params_of_request) {
+                continue;
+            }
+            members.push((&m.value, m.range.clone(), in_request));
+        }
+        if self.client {
+            for (value, range, in_request) in members {
+                match &value.kind {
+                    JsonKind::Expr(tokens) => {
+                        if let Ok(e) = syn::parse2::<Expr>(tokens.clone()) {
+                            self.sent_value(&e, range, in_request);
+                        }
+                    }
+                    // A JSON literal (`"state-1"`, `null`, an object): not the server's string.
+                    _ => self.invent(Invention::Literal, range, Side::Unknown, in_request),
+                }
+            }
+        }
+        for tokens in exprs {
+            if let Ok(e) = syn::parse2::<Expr>(tokens) {
+                self.visit_expr(&e);
+            }
+        }
+    }
+}
+
+enum Invention {
+    Literal,
+    Default(String),
+    NullWhenAbsent,
+    Rewritten,
+}
+
+fn derive(v: StateVal) -> StateVal {
+    StateVal { derived: true, ..v }
+}
+
+fn side_of_name(name: &str) -> Side {
+    let n = name.to_ascii_lowercase();
+    if n.contains("request_state") || n == "requeststate" {
+        return Side::Unknown;
+    }
+    if n.contains("result")
+        || n.starts_with("resp")
+        || n.contains("response")
+        || n.contains("reply")
+        || n == "res"
+        || n == "outcome"
+    {
+        Side::Client
+    } else if n.contains("param")
+        || n.starts_with("req")
+        || n.contains("request")
+        || n == "args"
+        || n.contains("argument")
+        || n == "ctx"
+        || n.contains("context")
+    {
+        Side::Server
+    } else {
+        Side::Unknown
+    }
+}
+
+fn encoding_word(s: &str) -> bool {
+    let lower = s.to_ascii_lowercase();
+    ENCODING_WORDS.iter().any(|w| lower.contains(w))
+}
+
+/// `STANDARD.decode(x)`, `general_purpose::URL_SAFE_NO_PAD.decode(x)`, `self.engine.decode(x)`.
+fn is_engine_decode(cx: &Cx, m: &syn::ExprMethodCall) -> bool {
+    let name = m.method.to_string();
+    (name == "decode" || name.starts_with("decode_")) && !m.args.is_empty() && {
+        let receiver = cx.text(cx.node_range(&*m.receiver));
+        encoding_word(receiver)
+    }
+}
+
+/// `x.get("requestState")`, `x.remove("requestState")`, `x.pointer("/params/requestState")`.
+fn is_state_key_access(m: &syn::ExprMethodCall) -> bool {
+    let name = m.method.to_string();
+    let Some(Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. })) = m.args.first() else { return false };
+    let key = s.value();
+    match name.as_str() {
+        "get" | "remove" | "get_mut" | "swap_remove" => key == "requestState",
+        "pointer" | "pointer_mut" => key.ends_with("/requestState"),
+        _ => false,
+    }
+}
+
+/// A JSON-value read of the state that is `null` (or `None`, serialized as `null`) when the key is
+/// absent: `x["requestState"]`, `x.get("requestState")`, `x["requestState"].as_str()`.
+fn null_when_absent(e: &Expr) -> bool {
+    match peel(e) {
+        Expr::Index(i) => {
+            matches!(&*i.index, Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) if s.value() == "requestState")
+        }
+        Expr::MethodCall(m) => {
+            let name = m.method.to_string();
+            if is_state_key_access(m) {
+                return true;
+            }
+            matches!(name.as_str(), "clone" | "cloned" | "to_owned" | "as_str" | "to_string" | "as_deref")
+                && null_when_absent(&m.receiver)
+        }
+        _ => false,
+    }
+}
+
+fn peel(e: &Expr) -> &Expr {
+    match e {
+        Expr::Reference(r) => peel(&r.expr),
+        Expr::Paren(p) => peel(&p.expr),
+        Expr::Group(g) => peel(&g.expr),
+        e => e,
+    }
+}
+
+/// The identifiers in a token stream, at any depth.
+fn idents_of(tokens: &TokenStream) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![tokens.clone().into_iter()];
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            Some(TokenTree::Ident(i)) => out.push(i.to_string()),
+            Some(TokenTree::Group(g)) => stack.push(g.stream().into_iter()),
+            Some(_) => {}
+            None => {
+                stack.pop();
+            }
+        }
+    }
+    out
+}
+
+/// `{name}` / `{name:?}` placeholders of a format string.
+fn inline_names(fmt: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = fmt;
+    while let Some(open) = rest.find('{') {
+        if rest[open + 1..].starts_with('{') {
+            rest = &rest[open + 2..];
+            continue;
+        }
+        let Some(close) = rest[open..].find('}') else { break };
+        let inner = &rest[open + 1..open + close];
+        let name = inner.split(':').next().unwrap_or("");
+        if !name.is_empty()
+            && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !name.chars().all(|c| c.is_ascii_digit())
+        {
+            out.push(name.to_owned());
+        }
+        rest = &rest[open + close + 1..];
+    }
+    out
+}
+
+fn parent_has_method(root: &JsonNode, path: &[Step]) -> bool {
+    let mut node = root;
+    for step in path {
+        node = match step {
+            Step::Key(k) => match node.get(k) {
+                Some(n) => n,
+                None => return false,
+            },
+            Step::Index(i) => match node.elements().get(*i) {
+                Some(n) => n,
+                None => return false,
+            },
+        };
+    }
+    node.get("method").is_some()
+}
+
+/// A made-up value assigned to a request's state: `params["requestState"] = …`,
+/// `map.insert("requestState".into(), …)`, `params.request_state = Some(…)`.
+fn assigned_state_target(e: &Expr) -> bool {
+    match e {
+        Expr::Index(i) => {
+            matches!(&*i.index, Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) if s.value() == "requestState")
+        }
+        Expr::Field(f) => matches!(&f.member, Member::Named(i) if i == "request_state"),
+        _ => false,
+    }
+}
+
+/// rmcp's request parameter structs that carry `request_state` (a client's retry).
+const RETRY_PARAM_STRUCTS: &[&str] =
+    &["CallToolRequestParams", "CallToolRequestParam", "GetPromptRequestParams", "ReadResourceRequestParams"];
+
+impl<'ast> Visit<'ast> for Walk<'_, '_> {
+    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
+
+    // Nested items are fns of their own.
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        if let Some(init) = &l.init {
+            self.visit_expr(&init.expr);
+            if let Some((_, diverge)) = &init.diverge {
+                self.visit_expr(diverge);
+            }
+            let val = self.state_value(&init.expr);
+            // `let state = format!("{prefix}{}", state)`: a rewrite kept for the retry.
+            if let (Expr::Macro(m), Pat::Ident(pi)) = (peel(&init.expr), &l.pat)
+                && last_ident(&m.mac.path).as_deref() == Some("format")
+                && pi.ident.to_string().contains("state")
+                && self.format_rewrites(&m.mac)
+                && let Some(v) = self.format_state(&m.mac)
+            {
+                self.record(self.cx.node_range(&init.expr), OpKind::Rewrite, "`format!(…)`".into(), v.clone());
+                self.bind_pat(&l.pat, Some(derive(v)));
+                return;
+            }
+            if let Pat::Ident(pi) = &l.pat {
+                let name = pi.ident.to_string();
+                self.maybe_absent.retain(|n| *n != name);
+                if self.guards == 0 && null_when_absent(&init.expr) {
+                    self.maybe_absent.push(name);
+                }
+            }
+            self.bind_pat(&l.pat, val);
+        } else {
+            self.bind_pat(&l.pat, None);
+        }
+    }
+
+    fn visit_expr_let(&mut self, e: &'ast syn::ExprLet) {
+        self.visit_expr(&e.expr);
+        let val = self.state_value(&e.expr);
+        self.bind_pat(&e.pat, val);
+    }
+
+    fn visit_expr_if(&mut self, e: &'ast syn::ExprIf) {
+        self.visit_expr(&e.cond);
+        self.guarded(&e.cond, |w| {
+            w.visit_block(&e.then_branch);
+            if let Some((_, els)) = &e.else_branch {
+                w.visit_expr(els);
+            }
+        });
+    }
+
+    fn visit_expr_match(&mut self, e: &'ast syn::ExprMatch) {
+        self.visit_expr(&e.expr);
+        let val = self.state_value(&e.expr);
+        self.guarded(&e.expr, |w| {
+            for arm in &e.arms {
+                w.bind_pat(&arm.pat, val.clone());
+                if let Some((_, g)) = &arm.guard {
+                    w.visit_expr(g);
+                }
+                w.visit_expr(&arm.body);
+            }
+        });
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if let Some(what) = self.decoder_fn(&c.func)
+            && let Some(val) = c.args.iter().find_map(|a| self.state_value(a))
+        {
+            self.record(self.cx.node_range(c), OpKind::Decode, format!("`{what}`"), val);
+        }
+        if let Expr::Path(p) = &*c.func {
+            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            // `helper(…)` or `Self::helper(…)` / `Type::helper(…)`.
+            if let Some(last) = segs.last() {
+                let args: Vec<&Expr> = c.args.iter().collect();
+                self.pass_on(last, false, &args, super::extract::call_range(self.cx, c, p));
+            }
+        }
+        visit::visit_expr_call(self, c);
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        let name = m.method.to_string();
+        if is_engine_decode(self.cx, m)
+            && let Some(val) = m.args.iter().find_map(|a| self.state_value(a))
+        {
+            let receiver = self.cx.text(self.cx.node_range(&*m.receiver)).split_whitespace().collect::<String>();
+            self.record(method_call_range(self.cx, m), OpKind::Decode, format!("`{receiver}.{name}`"), val);
+        } else if let Some(val) = self.state_value(&m.receiver) {
+            let shown = if m.args.is_empty() { format!("`.{name}()`") } else { format!("`.{name}(…)`") };
+            if RECEIVER_DECODERS.contains(&name.as_str()) {
+                self.record(method_call_range(self.cx, m), OpKind::Decode, shown, val);
+            } else if REWRITERS.contains(&name.as_str()) {
+                self.record(method_call_range(self.cx, m), OpKind::Rewrite, shown, val);
+            }
+        }
+        if matches!(&*m.receiver, Expr::Path(p) if p.path.is_ident("self")) {
+            let args: Vec<&Expr> = m.args.iter().collect();
+            self.pass_on(&name, true, &args, method_call_range(self.cx, m));
+        }
+        // `map.insert("requestState".into(), value)`.
+        if self.client
+            && name == "insert"
+            && m.args.len() == 2
+            && str_value(self.cx, &m.args[0]).is_some_and(|(k, _)| k == "requestState")
+        {
+            let range = method_call_range(self.cx, m);
+            self.sent_value(&m.args[1], range, false);
+        }
+        self.visit_expr(&m.receiver);
+        // Closure parameters of `.map(|s| …)` on the state are the state.
+        let val = self.state_value(&m.receiver);
+        for arg in &m.args {
+            if let (Expr::Closure(c), Some(v)) = (arg, &val) {
+                for input in &c.inputs {
+                    self.bind_pat(input, Some(v.clone()));
+                }
+            }
+            self.visit_expr(arg);
+        }
+    }
+
+    fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+        if matches!(b.op, syn::BinOp::Add(_) | syn::BinOp::AddAssign(_))
+            && let Some(val) = self.state_value(&b.left).or_else(|| self.state_value(&b.right))
+        {
+            self.record(self.cx.node_range(b), OpKind::Rewrite, "string concatenation".into(), val);
+        }
+        visit::visit_expr_binary(self, b);
+    }
+
+    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+        if self.client && assigned_state_target(&a.left) {
+            let range = self.cx.node_range(a);
+            self.sent_value(&a.right, range, false);
+        }
+        visit::visit_expr_assign(self, a);
+        if let Expr::Path(p) = &*a.left
+            && let Some(i) = p.path.get_ident()
+            && let Some(v) = self.state_value(&a.right)
+        {
+            self.bind(&i.to_string(), Some(v));
+        }
+    }
+
+    fn visit_expr_struct(&mut self, s: &'ast syn::ExprStruct) {
+        if self.client && last_ident(&s.path).is_some_and(|n| RETRY_PARAM_STRUCTS.contains(&n.as_str())) {
+            for field in &s.fields {
+                if matches!(&field.member, Member::Named(i) if i == "request_state") && field.colon_token.is_some() {
+                    let range = self.cx.node_range(field);
+                    self.sent_value(&field.expr, range, true);
+                }
+            }
+        }
+        visit::visit_expr_struct(self, s);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        let name = last_ident(&m.path).unwrap_or_default();
+        if name == "json" {
+            self.json_macro(m);
+            return;
+        }
+        if let Some(body) = self.cx.macro_body(m) {
+            body.visit(self);
+        }
+    }
+}
+
+impl Walk<'_, '_> {
+    /// The state a `format!` uses, if any.
+    fn format_state(&self, mac: &syn::Macro) -> Option<StateVal> {
+        let args = Punctuated::<Expr, syn::Token![,]>::parse_terminated.parse2(mac.tokens.clone()).ok()?;
+        let mut it = args.iter();
+        let fmt = match it.next()? {
+            Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => s.value(),
+            _ => return None,
+        };
+        inline_names(&fmt)
+            .iter()
+            .find_map(|n| self.lookup(n))
+            .or_else(|| it.find_map(|e| self.state_value(if let Expr::Assign(a) = e { &a.right } else { e })))
+    }
+}
