@@ -39,6 +39,7 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Lit, Member, Pat};
 
 use super::{Callee, CrateModel, FileId, FnId};
+use crate::context::Role;
 use crate::cx::Cx;
 use crate::json::{self, JsonKind, JsonNode, Step};
 use crate::rust::syntax::{
@@ -81,8 +82,7 @@ pub struct StateFacts {
 pub struct StatePass {
     /// The call as the model's `CallFact::range` spans it.
     pub call: Range<usize>,
-    /// `self.name(…)` rather than `name(…)` / `Type::name(…)`.
-    pub method: bool,
+    /// The callee as written (its last name).
     pub name: String,
     /// The argument's index (after the receiver).
     pub arg: usize,
@@ -167,6 +167,17 @@ pub(super) fn value_facts(cx: &Cx, sig: &syn::Signature, body: &syn::Block, stat
 }
 
 impl CrateModel {
+    /// The functions that handle the state in MCP code (a known role, or a file or crate that
+    /// uses an MCP SDK or speaks of MRTR: other APIs name a field `requestState` too), with
+    /// their role and what they do with it.
+    pub fn state_fns(&self) -> impl Iterator<Item = (FnId, Role, &StateFacts)> + '_ {
+        self.fn_ids().filter_map(|id| {
+            let facts = self.func(id).values.request_state.as_deref()?;
+            let role = self.role(id);
+            (role != Role::Unknown || facts.mcp).then_some((id, role, facts))
+        })
+    }
+
     /// Whether `id` checks the integrity of data: itself, or a crate function it calls.
     pub fn verifies_integrity(&self, id: FnId) -> bool {
         self.func(id).values.checks_integrity
@@ -383,11 +394,6 @@ pub fn mcp_context(cx: &Cx) -> bool {
     !cx.file_sdks.is_empty() || !cx.crate_ctx.sdks.is_empty() || MCP_WORDS.iter().any(|w| cx.file.text.contains(w))
 }
 
-/// What both rules ask about the fn at hand, found once: the visitor runs every rule on a fn
-/// before the next fn, so `unprotected-request-state` reuses what `request-state-tampering`
-/// found just before. The fn is known by its nodes' addresses (stable while the rules run on
-/// it) and its body's range.
-
 /// Whether a function mentions the state at all (its key, a field, the extractor).
 fn fn_mentions_state(cx: &Cx, sig: &syn::Signature, body: &syn::Block) -> bool {
     // What `mentions_state` looks for, as it reads in the source.
@@ -458,8 +464,6 @@ fn integrity_in(tokens: &TokenStream) -> bool {
     }
     false
 }
-
-/// Finds the file's helper fns that decode a parameter with no integrity check, once per file.
 
 /// The first parameter a function decodes (one with no integrity check: the caller checks).
 fn param_decode(cx: &Cx, sig: &syn::Signature, body: &syn::Block) -> Option<ParamDecode> {
@@ -773,12 +777,12 @@ impl<'c, 'a> Walk<'c, 'a> {
 
     /// A call that hands the state to another function (`call`: its range as the model's
     /// `CallFact` spans it): resolved by the model (`CrateModel::state_ops`).
-    fn pass_on(&mut self, name: &str, method: bool, args: &[&Expr], call: Range<usize>) {
+    fn pass_on(&mut self, name: &str, args: &[&Expr], call: Range<usize>) {
         for (arg, a) in args.iter().enumerate() {
             if let Some(val) = self.state_value(a) {
                 let at = self.ops.len();
                 let (call, name) = (call.clone(), name.to_owned());
-                self.passes.push(StatePass { call, method, name, arg, val, at });
+                self.passes.push(StatePass { call, name, arg, val, at });
             }
         }
     }
@@ -1204,7 +1208,7 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
             // `helper(…)` or `Self::helper(…)` / `Type::helper(…)`.
             if let Some(last) = segs.last() {
                 let args: Vec<&Expr> = c.args.iter().collect();
-                self.pass_on(last, false, &args, super::extract::call_range(self.cx, c, p));
+                self.pass_on(last, &args, super::extract::call_range(self.cx, c, p));
             }
         }
         visit::visit_expr_call(self, c);
@@ -1227,7 +1231,7 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
         }
         if matches!(&*m.receiver, Expr::Path(p) if p.path.is_ident("self")) {
             let args: Vec<&Expr> = m.args.iter().collect();
-            self.pass_on(&name, true, &args, method_call_range(self.cx, m));
+            self.pass_on(&name, &args, method_call_range(self.cx, m));
         }
         // `map.insert("requestState".into(), value)`.
         if self.client

@@ -59,12 +59,7 @@ impl Rule for RequestStateTampering {
     }
 
     fn rust_crate(&self, cx: &mut CrateCx, model: &CrateModel) {
-        for id in model.fn_ids() {
-            let Some(facts) = model.func(id).values.request_state.as_deref() else { continue };
-            let role = model.role(id);
-            if role == Role::Unknown && !facts.mcp {
-                continue;
-            }
+        for (id, role, facts) in model.state_fns() {
             // In unknown-role code only a state read from a result is surely the client's; in a
             // server, only that (a proxy relaying an upstream server's state).
             let ours = |side: Side| role == Role::Client || side == Side::Client;

@@ -52,10 +52,8 @@ impl Rule for UnprotectedRequestState {
     }
 
     fn rust_crate(&self, cx: &mut CrateCx, model: &CrateModel) {
-        for id in model.fn_ids() {
-            let Some(facts) = model.func(id).values.request_state.as_deref() else { continue };
-            let role = model.role(id);
-            if role == Role::Client || (role == Role::Unknown && !facts.mcp) || model.verifies_integrity(id) {
+        for (id, role, _) in model.state_fns() {
+            if role == Role::Client || model.verifies_integrity(id) {
                 continue;
             }
             // In a server, any state but a result's (a proxy's upstream copy); elsewhere only a request's.
