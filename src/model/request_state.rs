@@ -75,6 +75,9 @@ pub struct StateFacts {
     pub ops: Vec<Op>,
     pub invented: Vec<Invented>,
     pub passes: Vec<StatePass>,
+    /// The function returns the state as it was read (its tail or a `return`; not a value
+    /// decoded from it, whose decoding is this function's finding), read on this side.
+    pub returns: Option<Side>,
 }
 
 /// A call that hands the state (or a value decoded from it) to another function.
@@ -121,6 +124,9 @@ pub struct Op {
     pub derived: bool,
     /// For a decoding inside a helper function.
     pub helper: Option<HelperCall>,
+    /// The input is what this call returns (`StateVal::via`); `state_ops` keeps the operation
+    /// only where the callee returns the state.
+    pub via: Option<Range<usize>>,
 }
 
 /// The call that hands the state to a decoding helper.
@@ -150,6 +156,9 @@ pub struct StateVal {
     pub side: Side,
     pub source: Range<usize>,
     pub derived: bool,
+    /// The value a crate function returns, from this call (its `CallFact::range`): the state
+    /// only if that function returns the state (`StateFacts::returns`), which the model decides.
+    pub via: Option<Range<usize>>,
 }
 
 /// The value facts of one function, for `extract` (`state_words`: its file mentions the state).
@@ -159,10 +168,11 @@ pub(super) fn value_facts(cx: &Cx, sig: &syn::Signature, body: &syn::Block, stat
     }
     let checks_integrity = has_integrity_check(cx, sig, body);
     let decodes_param = if checks_integrity { None } else { param_decode(cx, sig, body) };
-    let request_state = fn_mentions_state(cx, sig, body).then(|| {
-        let walk = walk_fn(cx, sig, body);
-        Box::new(StateFacts { mcp: mcp_context(cx), ops: walk.ops, invented: walk.invented, passes: walk.passes })
-    });
+    // A function that never names the state may still get it from a helper (`StateVal::via`).
+    let walk = walk_fn(cx, sig, body, fn_mentions_state(cx, sig, body));
+    let (ops, invented, passes, returns) = (walk.ops, walk.invented, walk.passes, walk.returns);
+    let request_state = (!ops.is_empty() || !invented.is_empty() || !passes.is_empty() || returns.is_some())
+        .then(|| Box::new(StateFacts { mcp: mcp_context(cx), ops, invented, passes, returns }));
     ValueFacts { checks_integrity, decodes_param, request_state }
 }
 
@@ -184,54 +194,86 @@ impl CrateModel {
             || self.callees_of(id).iter().any(|&(_, callee)| self.func(callee).values.checks_integrity)
     }
 
-    /// The operations on the state in `id`: its own, then the decodings inside the crate
-    /// functions it hands the state to (each call resolved by the model; a call whose every
-    /// target decodes that parameter and verifies nothing).
+    /// The operations on the state in `id`: its own, and the decodings inside the crate
+    /// functions it hands the state to (a call whose every target decodes that parameter and
+    /// verifies nothing), in the order of its body. A value a call returns is the state only
+    /// where every target of that call returns the state (`StateFacts::returns`).
     pub fn state_ops(&self, id: FnId) -> Vec<Op> {
         let f = self.func(id);
         let Some(facts) = f.values.request_state.as_deref() else { return Vec::new() };
-        let mut helper_ops: Vec<(usize, Op)> = Vec::new();
         let file = self.file_of(id);
+        let mut helper_ops: Vec<(usize, Op)> = Vec::new();
         for pass in &facts.passes {
-            let Some(index) = f.calls.iter().position(|c| c.range == pass.call) else { continue };
-            let targets: Vec<FnId> =
-                self.callees_of(id).iter().filter(|(i, _)| *i == index).map(|&(_, target)| target).collect();
-            let decodes = |t: &FnId| {
-                let g = self.func(*t);
-                g.has_self == matches!(f.calls[index].callee, Callee::SelfMethod(_))
+            let Some(val) = self.resolve(id, &pass.val) else { continue };
+            let decodes = |t: FnId, callee: &Callee| {
+                let g = self.func(t);
+                g.has_self == matches!(callee, Callee::SelfMethod(_))
                     && g.values.decodes_param.as_ref().is_some_and(|d| d.param == pass.arg)
-                    && !self.verifies_integrity(*t)
+                    && !self.verifies_integrity(t)
             };
-            let Some(&helper) = targets.first().filter(|_| targets.iter().all(decodes)) else { continue };
+            let Some(helper) = self.every_target(id, &pass.call, decodes) else { continue };
             let decode = self.func(helper).values.decodes_param.as_ref().expect("checked by `decodes`");
             let helper_file = self.file_of(helper);
             let elsewhere = (helper_file != file).then_some((helper_file, decode.range.start));
-            helper_ops.push((
-                pass.at,
-                Op {
-                    range: if elsewhere.is_some() { pass.call.clone() } else { decode.range.clone() },
-                    kind: OpKind::Decode,
-                    what: format!("{} in `{}`", decode.what, pass.name),
-                    side: pass.val.side,
-                    source: pass.val.source.clone(),
-                    derived: pass.val.derived,
-                    helper: Some(HelperCall { call: pass.call.clone(), name: pass.name.clone(), elsewhere }),
-                },
-            ));
+            let op = Op {
+                range: if elsewhere.is_some() { pass.call.clone() } else { decode.range.clone() },
+                kind: OpKind::Decode,
+                what: format!("{} in `{}`", decode.what, pass.name),
+                side: val.side,
+                source: val.source,
+                derived: val.derived,
+                helper: Some(HelperCall { call: pass.call.clone(), name: pass.name.clone(), elsewhere }),
+                via: None,
+            };
+            helper_ops.push((pass.at, op));
         }
-        // In the order of the body: a helper's decoding where the call stands.
         let mut ops = Vec::with_capacity(facts.ops.len() + helper_ops.len());
         let mut helper_ops = helper_ops.into_iter().peekable();
         for (i, op) in facts.ops.iter().enumerate() {
             while let Some((_, h)) = helper_ops.next_if(|(at, _)| *at <= i) {
                 ops.push(h);
             }
-            ops.push(op.clone());
+            let resolved = match &op.via {
+                None => Some(op.clone()),
+                Some(_) => self
+                    .resolve(
+                        id,
+                        &StateVal {
+                            side: op.side,
+                            source: op.source.clone(),
+                            derived: op.derived,
+                            via: op.via.clone(),
+                        },
+                    )
+                    .map(|v| Op { side: v.side, via: None, ..op.clone() }),
+            };
+            ops.extend(resolved);
         }
         ops.extend(helper_ops.map(|(_, h)| h));
         ops
     }
+
+    /// A value of `id` as the state: as it is, or, for what a call returns (`StateVal::via`),
+    /// read on the side the callees read it, when every target returns the state.
+    fn resolve(&self, id: FnId, val: &StateVal) -> Option<StateVal> {
+        let Some(call) = &val.via else { return Some(val.clone()) };
+        let returns = |t: FnId| self.func(t).values.request_state.as_ref().and_then(|s| s.returns);
+        let target = self.every_target(id, call, |t, _| returns(t).is_some())?;
+        Some(StateVal { side: returns(target)?, source: call.clone(), derived: val.derived, via: None })
+    }
+
+    /// The first target of `id`'s call at `call` (a `CallFact::range`), when it resolves and
+    /// every target passes `test`.
+    fn every_target(&self, id: FnId, call: &Range<usize>, test: impl Fn(FnId, &Callee) -> bool) -> Option<FnId> {
+        let f = self.func(id);
+        let index = f.calls.iter().position(|c| c.range == *call)?;
+        let callee = &f.calls[index].callee;
+        let mut targets = self.callees_of(id).iter().filter(|(i, _)| *i == index).map(|&(_, t)| t).peekable();
+        let first = *targets.peek()?;
+        targets.all(|t| test(t, callee)).then_some(first)
+    }
 }
+
 const INTEGRITY_WORDS: &[&str] = &[
     "hmac",
     "verify",
@@ -500,18 +542,20 @@ fn param_decode(cx: &Cx, sig: &syn::Signature, body: &syn::Block) -> Option<Para
             continue;
         }
         let mut walk = Walk::new(cx, false);
-        walk.bind(&name, Some(StateVal { side: Side::Unknown, source: cx.node_range(&pi.ident), derived: false }));
+        let source = cx.node_range(&pi.ident);
+        walk.bind(&name, Some(StateVal { side: Side::Unknown, source, derived: false, via: None }));
         walk.visit_block(body);
-        if let Some(op) = walk.ops.into_iter().find(|op| op.kind == OpKind::Decode && !op.derived) {
+        if let Some(op) = walk.ops.into_iter().find(|op| op.kind == OpKind::Decode && !op.derived && op.via.is_none()) {
             return Some(ParamDecode { param: index, range: op.range, what: op.what });
         }
     }
     None
 }
 
-/// Walks one function, also for made-up states in requests.
-fn walk_fn<'c, 'a>(cx: &'c Cx<'a>, sig: &syn::Signature, body: &syn::Block) -> Walk<'c, 'a> {
-    let mut walk = Walk::new(cx, true);
+/// Walks one function, also for made-up states in requests (`mentions`: it names the state;
+/// else only what helpers return is looked at).
+fn walk_fn<'c, 'a>(cx: &'c Cx<'a>, sig: &syn::Signature, body: &syn::Block, mentions: bool) -> Walk<'c, 'a> {
+    let mut walk = Walk::new(cx, mentions);
     for input in &sig.inputs {
         let syn::FnArg::Typed(t) = input else { continue };
         let ty = t.ty.to_token_stream();
@@ -526,7 +570,7 @@ fn walk_fn<'c, 'a>(cx: &'c Cx<'a>, sig: &syn::Signature, body: &syn::Block) -> W
         if tokens_mention(&ty, "RequestState") {
             // rmcp's extractor: `RequestState(state): RequestState` or `rs: RequestState`.
             for (name, range) in pat_idents(cx, &t.pat) {
-                walk.bind(&name, Some(StateVal { side: Side::Server, source: range, derived: false }));
+                walk.bind(&name, Some(StateVal { side: Side::Server, source: range, derived: false, via: None }));
             }
             continue;
         }
@@ -535,11 +579,16 @@ fn walk_fn<'c, 'a>(cx: &'c Cx<'a>, sig: &syn::Signature, body: &syn::Block) -> W
                 walk.typed.push((name.clone(), side));
             }
             if name.contains("request_state") {
-                walk.bind(&name, Some(StateVal { side: Side::Unknown, source: range, derived: false }));
+                walk.bind(&name, Some(StateVal { side: Side::Unknown, source: range, derived: false, via: None }));
             }
         }
     }
     walk.visit_block(body);
+    if let Some(syn::Stmt::Expr(tail, None)) = body.stmts.last()
+        && let Some(v) = walk.known(tail).filter(|v| !v.derived)
+    {
+        walk.returns = Some(v.side);
+    }
     walk
 }
 
@@ -586,6 +635,9 @@ pub struct Walk<'c, 'a> {
     ops: Vec<Op>,
     invented: Vec<Invented>,
     passes: Vec<StatePass>,
+    returns: Option<Side>,
+    /// Depth of closures (a `return` there is the closure's).
+    closures: usize,
 }
 
 impl<'c, 'a> Walk<'c, 'a> {
@@ -600,7 +652,24 @@ impl<'c, 'a> Walk<'c, 'a> {
             ops: Vec::new(),
             invented: Vec::new(),
             passes: Vec::new(),
+            returns: None,
+            closures: 0,
         }
+    }
+
+    /// `state_value`, only when the value surely is the state (not a helper's return value).
+    fn known(&self, e: &Expr) -> Option<StateVal> {
+        self.state_value(e).filter(|v| v.via.is_none())
+    }
+
+    /// The first argument that is the state: one surely, else a helper's return value.
+    fn state_arg<'e>(&self, mut args: impl Iterator<Item = &'e Expr> + Clone) -> Option<StateVal> {
+        args.clone().find_map(|a| self.known(a)).or_else(|| args.find_map(|a| self.state_value(a)))
+    }
+
+    /// What a call of a crate function returns, the state or not (`StateVal::via`).
+    fn returned(&self, call: Range<usize>) -> StateVal {
+        StateVal { side: Side::Unknown, source: call.clone(), derived: false, via: Some(call) }
     }
 
     fn bind(&mut self, name: &str, val: Option<StateVal>) {
@@ -611,6 +680,10 @@ impl<'c, 'a> Walk<'c, 'a> {
         for (name, _) in pat_idents(self.cx, pat) {
             self.bind(&name, val.clone());
         }
+    }
+
+    fn lookup_known(&self, name: &str) -> bool {
+        self.lookup(name).is_some_and(|v| v.via.is_none())
     }
 
     fn lookup(&self, name: &str) -> Option<StateVal> {
@@ -721,17 +794,25 @@ impl<'c, 'a> Walk<'c, 'a> {
                     return self.state_value(&m.receiver).map(derive);
                 }
                 if is_engine_decode(self.cx, m) {
-                    return m.args.iter().find_map(|a| self.state_value(a)).map(derive);
+                    return self.state_arg(m.args.iter()).map(derive);
                 }
-                None
+                let on_self = matches!(&*m.receiver, Expr::Path(p) if p.path.is_ident("self"));
+                on_self.then(|| self.returned(method_call_range(self.cx, m)))
             }
             Expr::Call(c) => {
                 if self.decoder_fn(&c.func).is_some() {
-                    return c.args.iter().find_map(|a| self.state_value(a)).map(derive);
+                    return self.state_arg(c.args.iter()).map(derive);
                 }
                 let wraps = matches!(&*c.func, Expr::Path(p) if last_ident(&p.path).is_some_and(|n|
                     matches!(n.as_str(), "Some" | "Ok" | "from")));
-                if wraps && c.args.len() == 1 { self.state_value(&c.args[0]) } else { None }
+                if wraps && c.args.len() == 1 {
+                    return self.state_value(&c.args[0]);
+                }
+                // A function of the crate, maybe (as the model records calls: not `Ok(..)`).
+                let Expr::Path(p) = &*c.func else { return None };
+                let constructor = p.path.segments.len() == 1
+                    && p.path.segments[0].ident.to_string().starts_with(|ch: char| ch.is_ascii_uppercase());
+                (p.qself.is_none() && !constructor).then(|| self.returned(super::extract::call_range(self.cx, c, p)))
             }
             _ => None,
         }
@@ -739,7 +820,7 @@ impl<'c, 'a> Walk<'c, 'a> {
 
     /// A read of the state from `base` (`base.request_state`, `base["requestState"]`).
     fn read(&self, whole: &Expr, base: &Expr) -> StateVal {
-        StateVal { side: self.side_of_chain(base), source: self.cx.node_range(whole), derived: false }
+        StateVal { side: self.side_of_chain(base), source: self.cx.node_range(whole), derived: false, via: None }
     }
 
     /// `serde_json::from_str`, `base64::decode`, `bincode::deserialize`: the name for messages.
@@ -772,7 +853,8 @@ impl<'c, 'a> Walk<'c, 'a> {
     }
 
     fn record(&mut self, range: Range<usize>, kind: OpKind, what: String, val: StateVal) {
-        self.ops.push(Op { range, kind, what, side: val.side, source: val.source, derived: val.derived, helper: None });
+        let (side, source, derived, via) = (val.side, val.source, val.derived, val.via);
+        self.ops.push(Op { range, kind, what, side, source, derived, helper: None, via });
     }
 
     /// A call that hands the state to another function (`call`: its range as the model's
@@ -792,7 +874,7 @@ impl<'c, 'a> Walk<'c, 'a> {
     fn guarded(&mut self, cond: &Expr, inner: impl FnOnce(&mut Self)) {
         let tokens = cond.to_token_stream();
         let g = mentions_state(&tokens)
-            || idents_of(&tokens).iter().any(|i| self.lookup(i).is_some() || self.maybe_absent.contains(i));
+            || idents_of(&tokens).iter().any(|i| self.lookup_known(i) || self.maybe_absent.contains(i));
         self.guards += usize::from(g);
         inner(self);
         self.guards -= usize::from(g);
@@ -874,13 +956,13 @@ impl<'c, 'a> Walk<'c, 'a> {
             }
             Expr::Binary(b)
                 if matches!(b.op, syn::BinOp::Add(_))
-                    && (self.state_value(&b.left).is_some() || self.state_value(&b.right).is_some()) =>
+                    && (self.known(&b.left).is_some() || self.known(&b.right).is_some()) =>
             {
                 return Some(Invention::Rewritten);
             }
             Expr::MethodCall(m) => {
                 let name = m.method.to_string();
-                if DEFAULTING.contains(&name.as_str()) && self.state_value(&m.receiver).is_some() {
+                if DEFAULTING.contains(&name.as_str()) && self.known(&m.receiver).is_some() {
                     let shown = format!(".{name}(…)");
                     return Some(Invention::Default(if m.args.is_empty() { format!(".{name}()") } else { shown }));
                 }
@@ -906,8 +988,8 @@ impl<'c, 'a> Walk<'c, 'a> {
         let Some(Expr::Lit(syn::ExprLit { lit: Lit::Str(fmt), .. })) = it.next() else { return false };
         let fmt = fmt.value();
         let rest: Vec<&Expr> = it.map(|e| if let Expr::Assign(a) = e { &*a.right } else { e }).collect();
-        let inline = inline_names(&fmt).iter().any(|n| self.lookup(n).is_some());
-        let uses_state = inline || rest.iter().any(|e| self.state_value(e).is_some());
+        let inline = inline_names(&fmt).iter().any(|n| self.lookup_known(n));
+        let uses_state = inline || rest.iter().any(|e| self.known(e).is_some());
         let bare = matches!(fmt.as_str(), "{}" | "{0}")
             || (fmt.starts_with('{')
                 && fmt.ends_with('}')
@@ -1199,7 +1281,7 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
 
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         if let Some(what) = self.decoder_fn(&c.func)
-            && let Some(val) = c.args.iter().find_map(|a| self.state_value(a))
+            && let Some(val) = self.state_arg(c.args.iter())
         {
             self.record(self.cx.node_range(c), OpKind::Decode, format!("`{what}`"), val);
         }
@@ -1217,7 +1299,7 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
         let name = m.method.to_string();
         if is_engine_decode(self.cx, m)
-            && let Some(val) = m.args.iter().find_map(|a| self.state_value(a))
+            && let Some(val) = self.state_arg(m.args.iter())
         {
             let receiver = self.cx.text(self.cx.node_range(&*m.receiver)).split_whitespace().collect::<String>();
             self.record(method_call_range(self.cx, m), OpKind::Decode, format!("`{receiver}.{name}`"), val);
@@ -1257,7 +1339,7 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
 
     fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
         if matches!(b.op, syn::BinOp::Add(_) | syn::BinOp::AddAssign(_))
-            && let Some(val) = self.state_value(&b.left).or_else(|| self.state_value(&b.right))
+            && let Some(val) = self.state_arg([&*b.left, &*b.right].into_iter())
         {
             self.record(self.cx.node_range(b), OpKind::Rewrite, "string concatenation".into(), val);
         }
@@ -1288,6 +1370,21 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
             }
         }
         visit::visit_expr_struct(self, s);
+    }
+
+    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        self.closures += 1;
+        visit::visit_expr_closure(self, c);
+        self.closures -= 1;
+    }
+
+    fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
+        if self.closures == 0
+            && let Some(v) = r.expr.as_deref().and_then(|e| self.known(e)).filter(|v| !v.derived)
+        {
+            self.returns = Some(v.side);
+        }
+        visit::visit_expr_return(self, r);
     }
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
