@@ -21,12 +21,16 @@
 //!   modules and `use` declarations, with which parameters and client data (`Origins`) flow into
 //!   each argument;
 //! - state: reads and writes of `self` field paths (`self.a.b`, through guards and accessors such
-//!   as `.lock().unwrap()`), with where a written value comes from.
+//!   as `.lock().unwrap()`), with where a written value comes from;
+//! - values (`request_state`, in files that mention MCP's `requestState`): which functions check
+//!   integrity (HMAC, signature, AEAD, a sealing codec), which parameter a function decodes, what
+//!   each function does with the state, which calls hand it to another function, and which
+//!   functions return it, bound back to their call sites.
 //!
 //! What it does not know (yet): types of locals and method receivers other than `self` (a call
 //! `x.m()` is not an edge), trait default methods, closures given to `tokio::spawn` as separate
 //! code, locals of long-lived loops, entries of per-session maps, statics as state places, values
-//! returned by helpers, macro-generated items, `#[path]` modules, files of the crate that no model
+//! returned by helpers other than the state, macro-generated items, `#[path]` modules, files of the crate that no model
 //! rule's trigger word selected, and which of `src/bin`, `examples/`, `tests/` are crate roots of
 //! their own (they are modules named after their path). What it cannot resolve stays unresolved:
 //! a name resolves to an item only through the module tree, never by its name alone.
@@ -622,7 +626,7 @@ pub fn module_of(relative: &std::path::Path) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn model_of(files: &[(&str, &str)]) -> CrateModel {
+    pub(crate) fn model_of(files: &[(&str, &str)]) -> CrateModel {
         let facts = files
             .iter()
             .map(|(path, text)| {

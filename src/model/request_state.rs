@@ -1414,3 +1414,51 @@ impl Walk<'_, '_> {
             .or_else(|| it.find_map(|e| self.state_value(if let Expr::Assign(a) = e { &a.right } else { e })))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::tests::model_of;
+
+    #[test]
+    fn helpers_in_other_modules_decode_verify_and_return_the_state() {
+        let model = model_of(&[
+            (
+                "src/codec.rs",
+                "//! requestState codec\npub fn load(raw: &str) -> Option<Value> { serde_json::from_str(raw).ok() }\n\
+                 pub fn checked(raw: &str) -> Option<&str> { let mac = Hmac::new(KEY); mac.verify_slice(raw.as_bytes()).ok()?; Some(raw) }\n\
+                 pub fn echoed(req: &Value) -> Option<&str> { req[\"params\"][\"requestState\"].as_str() }\n",
+            ),
+            (
+                "src/main.rs",
+                "mod codec;\nuse crate::codec::{load, checked};\n\
+                 fn plain(req: &Value) { let s = req[\"params\"][\"requestState\"].as_str().unwrap(); load(s); }\n\
+                 fn sealed(req: &Value) { let s = req[\"params\"][\"requestState\"].as_str().unwrap(); checked(s); load(s); }\n\
+                 fn fetched(req: &Value) { let s = codec::echoed(req).unwrap(); s.parse::<u32>(); }\n\
+                 fn other(req: &Value) { let n = codec::load(\"1\"); let t = req_name(req); t.parse::<u32>(); }\n",
+            ),
+        ]);
+        let id = |path: &[&str]| model.fn_by_path(path).unwrap();
+        assert_eq!(model.func(id(&["codec", "load"])).values.decodes_param.as_ref().map(|d| d.param), Some(0));
+        assert!(model.func(id(&["codec", "checked"])).values.checks_integrity);
+        assert_eq!(
+            model.func(id(&["codec", "echoed"])).values.request_state.as_ref().unwrap().returns,
+            Some(Side::Server)
+        );
+
+        let plain = model.state_ops(id(&["plain"]));
+        assert_eq!(plain.len(), 1);
+        let helper = plain[0].helper.as_ref().unwrap();
+        assert_eq!((helper.name.as_str(), plain[0].side), ("load", Side::Server));
+        assert_eq!(helper.elsewhere.map(|(file, _)| file), Some(0), "the decoding is in codec.rs");
+        assert!(!model.verifies_integrity(id(&["plain"])));
+        assert!(model.verifies_integrity(id(&["sealed"])));
+
+        let fetched = model.state_ops(id(&["fetched"]));
+        assert_eq!(
+            fetched.iter().map(|op| (op.what.as_str(), op.side)).collect::<Vec<_>>(),
+            [("`.parse()`", Side::Server)]
+        );
+        assert!(model.state_ops(id(&["other"])).is_empty(), "no state reaches `other`");
+    }
+}
