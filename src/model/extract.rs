@@ -30,9 +30,9 @@ const STORE_METHODS: &[&str] =
 const SERVER_IMPL_ATTRS: &[&str] = &["tool_router", "tool_handler", "prompt_router", "prompt_handler"];
 
 pub fn file_facts(cx: &Cx, file: &syn::File, module: Vec<String>) -> FileFacts {
-    let state_words = super::request_state::STATE_WORDS.iter().any(|w| cx.file.text.contains(w));
+    let state = super::request_state::file_state(cx);
     let out = FileFacts { module: module.clone(), role: cx.file_role, ..Default::default() };
-    let mut e = Extract { cx, out, state_words };
+    let mut e = Extract { cx, out, state };
     e.items(&file.items, &module);
     e.out
 }
@@ -40,8 +40,8 @@ pub fn file_facts(cx: &Cx, file: &syn::File, module: Vec<String>) -> FileFacts {
 struct Extract<'c, 'a> {
     cx: &'c Cx<'a>,
     out: FileFacts,
-    /// The file mentions `requestState` (`request_state::value_facts`).
-    state_words: bool,
+    /// What `request_state::value_facts` needs of the file, when it mentions `requestState`.
+    state: Option<super::request_state::FileState>,
 }
 
 /// The impl around a method: its index and role.
@@ -205,7 +205,7 @@ impl Extract<'_, '_> {
             calls: Vec::new(),
             fields: Vec::new(),
             arms: Vec::new(),
-            values: super::request_state::value_facts(self.cx, sig, body, self.state_words),
+            values: super::request_state::value_facts(self.cx, sig, body, self.state),
         };
         let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new() };
         body_walk.visit_block(body);

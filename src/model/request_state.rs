@@ -161,18 +161,27 @@ pub struct StateVal {
     pub via: Option<Range<usize>>,
 }
 
-/// The value facts of one function, for `extract` (`state_words`: its file mentions the state).
-pub(super) fn value_facts(cx: &Cx, sig: &syn::Signature, body: &syn::Block, state_words: bool) -> ValueFacts {
-    if !state_words {
-        return ValueFacts::default();
-    }
+/// What the value facts need of a file that mentions the state, found once a file.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct FileState {
+    mcp: bool,
+}
+
+/// `Some` for a file that mentions the state (the others get no value facts).
+pub(super) fn file_state(cx: &Cx) -> Option<FileState> {
+    STATE_WORDS.iter().any(|w| cx.file.text.contains(w)).then(|| FileState { mcp: mcp_context(cx) })
+}
+
+/// The value facts of one function, for `extract`.
+pub(super) fn value_facts(cx: &Cx, sig: &syn::Signature, body: &syn::Block, file: Option<FileState>) -> ValueFacts {
+    let Some(file) = file else { return ValueFacts::default() };
     let checks_integrity = has_integrity_check(cx, sig, body);
     let decodes_param = if checks_integrity { None } else { param_decode(cx, sig, body) };
     // A function that never names the state may still get it from a helper (`StateVal::via`).
     let walk = walk_fn(cx, sig, body, fn_mentions_state(cx, sig, body));
     let (ops, invented, passes, returns) = (walk.ops, walk.invented, walk.passes, walk.returns);
     let request_state = (!ops.is_empty() || !invented.is_empty() || !passes.is_empty() || returns.is_some())
-        .then(|| Box::new(StateFacts { mcp: mcp_context(cx), ops, invented, passes, returns }));
+        .then(|| Box::new(StateFacts { mcp: file.mcp, ops, invented, passes, returns }));
     ValueFacts { checks_integrity, decodes_param, request_state }
 }
 
@@ -432,7 +441,7 @@ const MCP_WORDS: &[&str] = &[
 
 /// Whether the code at hand is MCP code: the file or crate uses an MCP SDK, or the file speaks
 /// of MRTR. Needed where no role says so.
-pub fn mcp_context(cx: &Cx) -> bool {
+fn mcp_context(cx: &Cx) -> bool {
     !cx.file_sdks.is_empty() || !cx.crate_ctx.sdks.is_empty() || MCP_WORDS.iter().any(|w| cx.file.text.contains(w))
 }
 
@@ -443,7 +452,7 @@ fn fn_mentions_state(cx: &Cx, sig: &syn::Signature, body: &syn::Block) -> bool {
         && (mentions_state(&sig.to_token_stream()) || mentions_state(&body.to_token_stream()))
 }
 
-pub(crate) fn mentions_state(tokens: &TokenStream) -> bool {
+fn mentions_state(tokens: &TokenStream) -> bool {
     let mut stack = vec![tokens.clone().into_iter()];
     while let Some(top) = stack.last_mut() {
         match top.next() {
