@@ -30,7 +30,9 @@ const STORE_METHODS: &[&str] =
 const SERVER_IMPL_ATTRS: &[&str] = &["tool_router", "tool_handler", "prompt_router", "prompt_handler"];
 
 pub fn file_facts(cx: &Cx, file: &syn::File, module: Vec<String>) -> FileFacts {
-    let mut e = Extract { cx, out: FileFacts { module: module.clone(), role: cx.file_role, ..Default::default() } };
+    let state = super::request_state::file_state(cx);
+    let out = FileFacts { module: module.clone(), role: cx.file_role, ..Default::default() };
+    let mut e = Extract { cx, out, state };
     e.items(&file.items, &module);
     e.out
 }
@@ -38,6 +40,8 @@ pub fn file_facts(cx: &Cx, file: &syn::File, module: Vec<String>) -> FileFacts {
 struct Extract<'c, 'a> {
     cx: &'c Cx<'a>,
     out: FileFacts,
+    /// What `request_state::value_facts` needs of the file, when it mentions `requestState`.
+    state: Option<super::request_state::FileState>,
 }
 
 /// The impl around a method: its index and role.
@@ -212,6 +216,7 @@ impl Extract<'_, '_> {
             arms: Vec::new(),
             places: Vec::new(),
             list_changed: Vec::new(),
+            values: super::request_state::value_facts(self.cx, sig, body, self.state),
         };
         let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new(), locals };
         body_walk.visit_block(body);
@@ -677,12 +682,7 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             && !constructor(&p.path)
         {
             let path = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-            // From the path's first token (not `node_range`, which prints the path to tokens).
-            let first = match &p.path.leading_colon {
-                Some(colon) => colon.spans[0],
-                None => p.path.segments.first().map_or(c.paren_token.span.open(), |s| s.ident.span()),
-            };
-            let range = self.cx.span_range(first).start..self.cx.span_range(c.paren_token.span.close()).end;
+            let range = call_range(self.cx, c, p);
             let args: Vec<&Expr> = c.args.iter().collect();
             self.call(Callee::Path(path), range, &args);
             c.args.iter().for_each(|a| self.visit_expr(a));
@@ -732,6 +732,16 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
         }
         self.locals.quiet -= quiet as usize;
     }
+}
+
+/// The range of a call of a path, `CallFact::range`: from the path's first token (not
+/// `node_range`, which prints the path to tokens) to the closing parenthesis.
+pub(super) fn call_range(cx: &Cx, c: &syn::ExprCall, p: &syn::ExprPath) -> std::ops::Range<usize> {
+    let first = match &p.path.leading_colon {
+        Some(colon) => colon.spans[0],
+        None => p.path.segments.first().map_or(c.paren_token.span.open(), |s| s.ident.span()),
+    };
+    cx.span_range(first).start..cx.span_range(c.paren_token.span.close()).end
 }
 
 /// The string literals of an arm's pattern (`"a" | "b"`).

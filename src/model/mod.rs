@@ -26,17 +26,23 @@
 //!   fields or a chain `self.inner.state.x`, entries of a per-session map, locals of a long-lived
 //!   loop (a read loop with the dispatcher inside), state parameters bound to what callers pass,
 //!   statics and globals; for a handler or one dispatcher arm, what it reads and writes of them
-//!   with the functions it calls (`CrateModel::state_uses`, `handler_state`).
+//!   with the functions it calls (`CrateModel::state_uses`, `handler_state`);
+//! - values (`request_state`, in files that mention MCP's `requestState`): which functions check
+//!   integrity (HMAC, signature, AEAD, a sealing codec), which parameter a function decodes, what
+//!   each function does with the state, which calls hand it to another function, and which
+//!   functions return it, bound back to their call sites.
 //!
 //! What it does not know (yet): types of locals and method receivers other than `self` (a call
 //! `x.m()` is not an edge), trait default methods, closures given to `tokio::spawn` as separate
-//! code, `Deref` targets, which key of a map an access uses, values returned by helpers, macro-generated items, `#[path]` modules, files of the crate that no model
+//! code, `Deref` targets, which key of a map an access uses, values returned by helpers other than
+//! the state, macro-generated items, `#[path]` modules, files of the crate that no model
 //! rule's trigger word selected, and which of `src/bin`, `examples/`, `tests/` are crate roots of
 //! their own (they are modules named after their path). What it cannot resolve stays unresolved:
 //! a name resolves to an item only through the module tree, never by its name alone.
 
 pub mod extract;
 pub mod handlers;
+pub mod request_state;
 pub mod state;
 
 use std::collections::{HashMap, HashSet};
@@ -172,6 +178,8 @@ pub struct FnFact {
     pub places: Vec<FieldAccess>,
     /// `notify_*_list_changed()` calls.
     pub list_changed: Vec<Range<usize>>,
+    /// What it does with values: integrity checks, decoded parameters, `requestState`.
+    pub values: request_state::ValueFacts,
 }
 
 #[derive(Debug, Clone)]
@@ -669,7 +677,7 @@ pub fn module_of(relative: &std::path::Path) -> Vec<String> {
 mod tests {
     use super::*;
 
-    pub(super) fn model_of(files: &[(&str, &str)]) -> CrateModel {
+    pub(crate) fn model_of(files: &[(&str, &str)]) -> CrateModel {
         let facts = files
             .iter()
             .map(|(path, text)| {

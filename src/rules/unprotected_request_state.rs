@@ -3,11 +3,12 @@
 //! MUST treat it as attacker-controlled and MUST integrity-protect it (HMAC or AEAD) when it affects
 //! authorization or logic (C07).
 //!
-//! Rust (server and unknown-role code; the walk is `request_state_tampering::flow`): a fn that
-//! decodes the state (`serde_json::from_str`/`from_slice`, a base64 engine's `decode`, `.parse()`,
-//! `.split_once(…)`, or a helper fn of the file that does so) and mentions no integrity check
-//! anywhere: no HMAC/`Mac`, `verify…`, AEAD/`decrypt`, `.open(…)`/`.open_json(…)` of a sealing codec
-//! such as rmcp's `RequestStateCodec`, JWT, constant-time comparison. In unknown-role code only a
+//! Rust (server and unknown-role code; the facts are the crate model's, `model::request_state`): a
+//! fn that decodes the state (`serde_json::from_str`/`from_slice`, a base64 engine's `decode`,
+//! `.parse()`, `.split_once(…)`, or a helper fn of the crate, in any file, that does so) and
+//! checks no integrity, itself or in a crate fn it calls: no HMAC/`Mac`, `verify…`, AEAD/`decrypt`,
+//! `.open(…)`/`.open_json(…)` of a sealing codec such as rmcp's `RequestStateCodec`, JWT,
+//! constant-time comparison. In unknown-role code only a
 //! state read from a request's params (`req.params.request_state`, `params["requestState"]`, the
 //! `RequestState` extractor) counts; one read from a result is the client's copy.
 //!
@@ -15,10 +16,12 @@
 //! with no integrity field (`mac`, `sig`, `tag`, `nonce`, …): a client can rewrite it at will.
 
 use crate::context::{Impact, Role};
-use crate::cx::{Cx, Origin};
+use crate::cx::{CrateCx, Cx, Origin};
 use crate::json::{JsonNode, Step};
-use crate::rules::request_state_tampering::flow;
-use crate::rules::{FnRef, Rule, RuleMeta};
+use crate::model::CrateModel;
+use crate::model::request_state::{Op, OpKind, Side};
+use crate::rules::request_state_tampering::report_ops;
+use crate::rules::{Rule, RuleMeta};
 
 pub struct UnprotectedRequestState;
 
@@ -44,38 +47,33 @@ impl Rule for UnprotectedRequestState {
         &META
     }
 
-    fn rust_file(&self, cx: &mut Cx, file: &syn::File) {
-        flow::prepare_helpers(cx, file);
+    fn uses_model(&self) -> bool {
+        true
     }
 
-    fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
-        let role = cx.role();
-        if role == Role::Client || !flow::fn_mentions_state(cx, f) || flow::has_integrity_check(cx, f) {
-            return;
-        }
-        if role == Role::Unknown && !flow::mcp_context(cx) {
-            return;
-        }
-        let ops = flow::fn_ops(cx, f);
-        // In a server, any state but a result's (a proxy's upstream copy); elsewhere only a request's.
-        let ours = |side: flow::Side| match role {
-            Role::Server => side != flow::Side::Client,
-            _ => side == flow::Side::Server,
-        };
-        let ops: Vec<&flow::Op> = ops.iter().filter(|op| op.kind == flow::OpKind::Decode && ours(op.side)).collect();
-        let Some(first) = ops.iter().find(|op| !op.derived).or(ops.first()) else { return };
-        let message = format!(
-            "`requestState` is decoded ({}) with no integrity check in this fn; the client controls it, and since MCP \
-             2026-07-28 a server MUST integrity-protect it (HMAC or AEAD) when it drives authorization or logic",
-            first.what
-        );
-        let d = cx.report(&META, first.range.clone(), message, "decoded without an integrity check");
-        d.label(first.source.clone(), "`requestState` as the client sent it");
-        if let Some((call, name)) = &first.helper_call {
-            d.label(call.clone(), format!("passed to `{name}` here"));
-        }
-        for op in ops.iter().filter(|op| !std::ptr::eq(**op, *first)).take(3) {
-            d.label(op.range.clone(), format!("then {}", op.what));
+    fn rust_crate(&self, cx: &mut CrateCx, model: &CrateModel) {
+        for (id, role, _) in model.state_fns() {
+            if role == Role::Client || model.verifies_integrity(id) {
+                continue;
+            }
+            // In a server, any state but a result's (a proxy's upstream copy); elsewhere only a request's.
+            let ours = |side: Side| match role {
+                Role::Server => side != Side::Client,
+                _ => side == Side::Server,
+            };
+            let ops = model.state_ops(id);
+            let ops: Vec<&Op> = ops.iter().filter(|op| op.kind == OpKind::Decode && ours(op.side)).collect();
+            report_ops(cx, &META, model.file_of(id), &ops, "then", |_, what| {
+                (
+                    format!(
+                        "`requestState` is decoded ({what}) with no integrity check in this fn; the client controls \
+                         it, and since MCP 2026-07-28 a server MUST integrity-protect it (HMAC or AEAD) when it drives \
+                         authorization or logic"
+                    ),
+                    "decoded without an integrity check".to_owned(),
+                    "`requestState` as the client sent it",
+                )
+            });
         }
     }
 
