@@ -33,6 +33,7 @@
 
 pub mod extract;
 pub mod handlers;
+pub mod requests;
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
@@ -159,6 +160,9 @@ pub struct FnFact {
     pub fields: Vec<FieldAccess>,
     /// Arms of a dispatcher `match` on MCP method strings.
     pub arms: Vec<ArmFact>,
+    /// Parameters (bits as in `Origins::params`) that the body makes the `method` of a JSON-RPC
+    /// request it builds or sends (see `requests`).
+    pub request_method_params: u32,
 }
 
 #[derive(Debug, Clone)]
@@ -175,6 +179,9 @@ pub struct CallFact {
     pub range: Range<usize>,
     /// What flows into each argument (after the receiver).
     pub args: Vec<Origins>,
+    /// Arguments that are string literals naming an MCP method: (argument index, value, the
+    /// literal's range).
+    pub method_args: Vec<(usize, String, Range<usize>)>,
 }
 
 /// A read or write of a place rooted at `self`.
@@ -246,6 +253,8 @@ pub struct CrateModel {
     callees: Vec<OnceLock<Vec<(usize, FnId)>>>,
     callers: OnceLock<Vec<Vec<FnId>>>,
     handlers: Vec<Handler>,
+    /// `requests::request_method_params` of every function, computed on first use.
+    method_params: OnceLock<Vec<u32>>,
 }
 
 fn key(module: &[String], name: &str) -> String {
@@ -448,6 +457,11 @@ impl CrateModel {
             let m = self.resolve_module(module, prefix, depth + 1)?;
             if let Some(found) = self.follow_type(&m, last, depth + 1) {
                 return Some(found);
+            }
+            // `use crate::state::Session;` says where the type lives even when its file is not
+            // in the model (no rule's word selected it).
+            if matches!(u.target.first().map(String::as_str), Some("crate" | "self" | "super")) {
+                return Some(key(&m, last));
             }
         }
         for u in uses.iter().filter(|u| u.glob) {
@@ -693,5 +707,34 @@ mod tests {
         assert_eq!(tools, ["handle", "echo"]);
         let init_fn = model.fn_by_path(&["H", "init"]).unwrap();
         assert_eq!(model.func(init_fn).fields[0].write, Some(Origins { client_data: true, params: 1 }));
+    }
+
+    #[test]
+    fn request_method_parameters_through_helpers() {
+        let model = model_of(&[
+            (
+                "src/outbound.rs",
+                "use crate::Session;
+fn emit(out: &mut Stdout, id: u64, method: &str, params: Value) { write(out, &json!({\"id\": id, \"method\": method, \"params\": params})); }
+impl Session {
+    fn ask(&mut self, method: &str, p: Value) { emit(&mut self.out, 1, method, p); }
+    fn tell(&mut self, method: &str) { write(&json!({\"method\": method})); }
+}
+",
+            ),
+            (
+                "src/tools.rs",
+                "use crate::Session;
+impl Session { fn t(&mut self) { self.ask(\"elicitation/create\", v); self.tell(\"notifications/progress\"); } }
+",
+            ),
+            ("src/lib.rs", "pub struct Session { out: Stdout }\n"),
+        ]);
+        let emit = model.fn_by_path(&["outbound", "emit"]).unwrap();
+        assert_eq!(model.request_method_params(emit), 0b100);
+        let ask = model.fn_by_path(&["Session", "ask"]).unwrap();
+        assert_eq!(model.request_method_params(ask), 0b1);
+        let sent: Vec<&str> = model.sent_method_literals().iter().map(|s| s.method).collect();
+        assert_eq!(sent, ["elicitation/create"]);
     }
 }

@@ -28,13 +28,14 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Member};
 
 use crate::context::{Impact, Role, Sdk};
-use crate::cx::{Cx, Origin};
+use crate::cx::{CrateCx, Cx, Origin};
 use crate::json::{JsonKind, JsonNode, Step};
-use crate::rules::server_initiated_request::{
-    Resolved, SEND_VERBS, StrConst, collect_str_consts, is_self, peer_like_receiver, record_peer_params, resolve_str,
-};
+use crate::model::CrateModel;
 use crate::rules::{FnRef, Rule, RuleMeta};
-use crate::rust::syntax::{method_call_range, path_ends_with, rpc_type_path, tokens_mention_any};
+use crate::rust::requests::{
+    Resolved, StrConst, collect_str_consts, is_send_verb, peer_like_receiver, record_peer_params, resolve_str,
+};
+use crate::rust::syntax::{is_self, method_call_range, path_ends_with, rpc_type_path, tokens_mention_any};
 
 pub struct RemovedMethod;
 
@@ -159,6 +160,10 @@ static META: RuleMeta = RuleMeta {
         "elicitation_complet",
         "ServerHandler",
         "ClientHandler",
+        // The crate's own helpers that make a parameter a request's method (`json!({"method": m,
+        // …})`, `Request { method: m, id }`): their files feed the crate model (`model::requests`).
+        "\\bmethod:",
+        "\"method\"",
     ],
     json_triggers: &[],
     // The generic words fire only with `has_evidence` (LSP has `initialize` and `ping` too).
@@ -237,8 +242,40 @@ impl Rule for RemovedMethod {
         walk.visit_block(f.body);
     }
 
+    fn uses_model(&self) -> bool {
+        true
+    }
+
+    /// `initialize` or `ping` handed to the crate's own function that sends it as a request (a
+    /// test's `make_req("initialize", …)`); distinctive methods are `lit_str`'s wherever they
+    /// stand, and calls named like a sending verb are `check_args`'.
+    fn rust_crate(&self, cx: &mut CrateCx, model: &CrateModel) {
+        for sent in model.sent_method_literals() {
+            let Some(r) = removed(sent.method) else { continue };
+            let role = model.role(sent.caller);
+            // A `ping` sent by server code is `server-initiated-request`'s.
+            if !r.generic || (r.wire == PING && role == Role::Server) || is_send_verb(&model.func(sent.callee).name) {
+                continue;
+            }
+            let file = model.file_of(sent.caller);
+            let (source, crate_ctx) = (cx.files[file].file, cx.files[file].crate_ctx);
+            if r.needs_evidence && !is_mcp_code(&source.text, crate_ctx, model.files[file].role) {
+                continue;
+            }
+            let via = sent.via(model, cx);
+            cx.report(
+                &META,
+                file,
+                sent.range.clone(),
+                format!("sent as a request: {via}; the `{}` method was removed in MCP 2026-07-28", r.wire),
+                "sent as a method",
+            )
+            .help(r.help);
+        }
+    }
+
     fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall, name: &str) {
-        if SEND_VERBS.contains(&name) {
+        if is_send_verb(name) {
             check_args(cx, call.args.iter(), false);
         } else if REGISTER_VERBS.contains(&name) {
             check_args(cx, call.args.iter(), true);
@@ -279,7 +316,7 @@ impl Rule for RemovedMethod {
     fn call(&self, cx: &mut Cx, call: &syn::ExprCall, callee: Option<&str>) {
         let (Expr::Path(func), Some(last)) = (&*call.func, callee) else { return };
         let is = |names: &[&str]| names.contains(&last);
-        if is(SEND_VERBS) || (is(&["new", "request", "new_request", "notification"]) && rpc_type_path(&func.path)) {
+        if is_send_verb(last) || (is(&["new", "request", "new_request", "notification"]) && rpc_type_path(&func.path)) {
             check_args(cx, call.args.iter(), false);
         } else if is(REGISTER_VERBS) {
             check_args(cx, call.args.iter(), true);
@@ -347,13 +384,16 @@ fn has_evidence(cx: &mut Cx) -> bool {
     if let Some(known) = cx.state::<FileFacts>().evidence {
         return known;
     }
-    let text = cx.file.text.as_str();
-    let known = !cx.file_sdks.is_empty()
-        || !cx.crate_ctx.sdks.is_empty()
-        || cx.file_role != Role::Unknown
-        || crate::context::MCP_EVIDENCE.iter().any(|w| text.contains(w));
+    let known = !cx.file_sdks.is_empty() || is_mcp_code(&cx.file.text, cx.crate_ctx, cx.file_role);
     cx.state::<FileFacts>().evidence = Some(known);
     known
+}
+
+/// The crate depends on an MCP SDK, the file is a server's or a client's, or its text names MCP.
+fn is_mcp_code(text: &str, crate_ctx: &crate::context::CrateContext, file_role: Role) -> bool {
+    !crate_ctx.sdks.is_empty()
+        || file_role != Role::Unknown
+        || crate::context::MCP_EVIDENCE.iter().any(|w| text.contains(w))
 }
 
 fn rejected(cx: &Cx, range: &Range<usize>) -> bool {
