@@ -186,6 +186,7 @@ impl Extract<'_, '_> {
             syn::ReturnType::Type(_, ty) => Some(type_text(ty)),
             syn::ReturnType::Default => None,
         };
+        let test = self.cx.in_test_code(&range);
         let fact = FnFact {
             module: module.to_vec(),
             name: sig.ident.to_string(),
@@ -196,6 +197,7 @@ impl Extract<'_, '_> {
             range,
             name_range: self.cx.span_range(sig.ident.span()),
             role,
+            test,
             tool,
             prompt,
             calls: Vec::new(),

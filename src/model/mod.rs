@@ -154,6 +154,8 @@ pub struct FnFact {
     pub name_range: Range<usize>,
     /// As the visitor decides it: the signature (`RoleServer`), `#[tool]`, the impl; else unknown.
     pub role: Role,
+    /// In `#[cfg(test)]` code or a `#[test]` function.
+    pub test: bool,
     pub tool: bool,
     pub prompt: bool,
     pub calls: Vec<CallFact>,

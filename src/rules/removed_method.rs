@@ -253,8 +253,10 @@ impl Rule for RemovedMethod {
         for sent in model.sent_method_literals() {
             let Some(r) = removed(sent.method) else { continue };
             let role = model.role(sent.caller);
-            // A `ping` sent by server code is `server-initiated-request`'s.
-            if !r.generic || (r.wire == PING && role == Role::Server) || is_send_verb(&model.func(sent.callee).name) {
+            // A `ping` sent by server code is `server-initiated-request`'s; a test's goes to the
+            // server under test.
+            let server_ping = r.wire == PING && role == Role::Server && !model.func(sent.caller).test;
+            if !r.generic || server_ping || is_send_verb(&model.func(sent.callee).name) {
                 continue;
             }
             let file = model.file_of(sent.caller);
