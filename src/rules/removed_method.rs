@@ -160,12 +160,12 @@ static META: RuleMeta = RuleMeta {
         "elicitation_complet",
         "ServerHandler",
         "ClientHandler",
-        // The crate's own helpers that make a parameter a request's method (`json!({"method": m,
-        // …})`, `Request { method: m, id }`): their files feed the crate model (`model::requests`).
+        // The crate's own helpers that make a parameter a request's method (`Request { method: m,
+        // id }`, and `json!({"method": m, …})` below): their files feed the crate model
+        // (`model::requests`).
         "\\bmethod:",
-        "\"method\"",
     ],
-    json_triggers: &[],
+    json_triggers: &["\"method\""],
     // The generic words fire only with `has_evidence` (LSP has `initialize` and `ping` too).
     mcp_triggers: &["\"initialize\"", "\"ping\""],
     help: None,

@@ -70,12 +70,12 @@ static META: RuleMeta = RuleMeta {
         "PingRequest",
         "ServerRequest",
         "sampling/createMessage",
-        // The crate's own helpers that make a parameter a request's method (`json!({"method": m,
-        // …})`, `Request { method: m, id }`): their files feed the crate model (`model::requests`).
+        // The crate's own helpers that make a parameter a request's method (`Request { method: m,
+        // id }`, and `json!({"method": m, …})` below): their files feed the crate model
+        // (`model::requests`).
         "\\bmethod:",
-        "\"method\"",
     ],
-    json_triggers: &["\"direction\"", "\"dir\"", "\"from\"", "\"sender\"", "\"source\""],
+    json_triggers: &["\"method\"", "\"direction\"", "\"dir\"", "\"from\"", "\"sender\"", "\"source\""],
     // A `ping` is this rule's only from server code (`sent_by_this_side`).
     mcp_triggers: &["\"ping\""],
     help: Some(

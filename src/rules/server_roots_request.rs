@@ -49,12 +49,12 @@ static META: RuleMeta = RuleMeta {
         "request_client_roots",
         "roots/list",
         "ListRoots",
-        // The crate's own helpers that make a parameter a request's method (`json!({"method": m,
-        // …})`, `Request { method: m, id }`): their files feed the crate model (`model::requests`).
+        // The crate's own helpers that make a parameter a request's method (`Request { method: m,
+        // id }`, and `json!({"method": m, …})` below): their files feed the crate model
+        // (`model::requests`).
         "\\bmethod:",
-        "\"method\"",
     ],
-    json_triggers: &[],
+    json_triggers: &["\"method\""],
     mcp_triggers: &[],
     help: Some(
         "return an `input_required` result with a `roots/list` input request instead (MRTR; rmcp >= 3.0: \
