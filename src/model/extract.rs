@@ -198,6 +198,7 @@ impl Extract<'_, '_> {
             name_range: self.cx.span_range(sig.ident.span()),
             role,
             test,
+            rejects: crate::rust::rejects::block_rejects(body),
             tool,
             prompt,
             calls: Vec::new(),

@@ -156,6 +156,8 @@ pub struct FnFact {
     pub role: Role,
     /// In `#[cfg(test)]` code or a `#[test]` function.
     pub test: bool,
+    /// The body only rejects (its result is an error: `rust::rejects::block_rejects`).
+    pub rejects: bool,
     pub tool: bool,
     pub prompt: bool,
     pub calls: Vec<CallFact>,
