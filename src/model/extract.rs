@@ -9,7 +9,7 @@ use syn::{Expr, Member};
 
 use super::{
     ArmFact, CallFact, Callee, FieldAccess, FileFacts, FnFact, GlobalFact, GlobalKind, ImplFact, Origins, Param, Root,
-    TypeFact, TypeKind, UseFact, WriteOp, handlers, state,
+    TypeFact, TypeKind, UseFact, WriteOp, handlers, requests, state,
 };
 use crate::context::Role;
 use crate::cx::Cx;
@@ -199,6 +199,7 @@ impl Extract<'_, '_> {
             syn::ReturnType::Type(_, ty) => Some(type_text(ty)),
             syn::ReturnType::Default => None,
         };
+        let test = self.cx.in_test_code(&range);
         let fact = FnFact {
             module: module.to_vec(),
             name: sig.ident.to_string(),
@@ -209,6 +210,8 @@ impl Extract<'_, '_> {
             range,
             name_range: self.cx.span_range(sig.ident.span()),
             role,
+            test,
+            rejects: crate::rust::rejects::block_rejects(body),
             tool,
             prompt,
             calls: Vec::new(),
@@ -217,10 +220,12 @@ impl Extract<'_, '_> {
             places: Vec::new(),
             list_changed: Vec::new(),
             values: super::request_state::value_facts(self.cx, sig, body, self.state),
+            request_method_params: 0,
         };
         let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new(), locals };
         body_walk.visit_block(body);
-        let Body { fact, nested, .. } = body_walk;
+        let Body { mut fact, nested, .. } = body_walk;
+        fact.request_method_params &= requests::string_params(&fact.params);
         self.out.fns.push(fact);
         // Items inside the body are the module's, not the function's.
         for item in nested {
@@ -481,9 +486,23 @@ impl<'ast> Body<'_, '_, 'ast> {
     }
 
     fn call(&mut self, callee: Callee, range: std::ops::Range<usize>, args: &[&Expr]) {
+        if let Callee::Path(path) = &callee
+            && path.last().is_some_and(|n| requests::sends_its_method_argument(n))
+        {
+            self.sends_method_from(args);
+        }
+        let method_args = requests::method_args(self.cx, args);
         let arg_places = args.iter().map(|a| self.locals.arg_place(a)).collect();
         let args = args.iter().map(|a| self.origins(a)).collect();
-        self.fact.calls.push(CallFact { callee, range, args, arg_places });
+        self.fact.calls.push(CallFact { callee, range, args, arg_places, method_args });
+    }
+
+    /// A sending call whose method is one of `args`: the parameters flowing into them become
+    /// request methods.
+    fn sends_method_from(&mut self, args: &[&Expr]) {
+        for a in args {
+            self.fact.request_method_params |= self.origins(a).params;
+        }
     }
 
     /// Keeps an access: `self.…` ones in `fields`, the others in `places`.
@@ -657,6 +676,9 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             let range = self.cx.span_range(m.method.span()).start..self.cx.span_range(m.paren_token.span.close()).end;
             let args: Vec<&Expr> = m.args.iter().collect();
             self.call(Callee::SelfMethod(name), range, &args);
+        } else if requests::sends_its_method_argument(&name) {
+            let args: Vec<&Expr> = m.args.iter().collect();
+            self.sends_method_from(&args);
         } else if STORE_METHODS.contains(&name.as_str()) || state::MUTATORS.contains(&name.as_str()) {
             let value = m.args.iter().fold(Origins::default(), |acc, a| acc.or(self.origins(a)));
             let end = self.cx.span_range(m.paren_token.span.close()).end;
@@ -702,9 +724,24 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
         }
     }
 
+    fn visit_expr_struct(&mut self, lit: &'ast syn::ExprStruct) {
+        // `JsonRpcRequest { id, method: method.to_string(), .. }`: a request whose method is the value.
+        let field = |name: &str| lit.fields.iter().find(|f| matches!(&f.member, Member::Named(i) if i == name));
+        if let (Some(method), Some(_)) = (field("method"), field("id")) {
+            self.fact.request_method_params |= self.origins(&method.expr).params;
+        }
+        visit::visit_expr_struct(self, lit);
+    }
+
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        // `json!` bodies are data, but for the expressions they interpolate.
+        // `json!` bodies are data, but for the expressions they interpolate, and a request object
+        // whose `"method"` is a local or parameter.
         if m.path.segments.last().is_some_and(|seg| seg.ident == "json") {
+            for name in requests::json_request_method_names(&m.tokens) {
+                if let Some(origins) = self.env.get(&name) {
+                    self.fact.request_method_params |= origins.params;
+                }
+            }
             let exprs = state::json_exprs(self.cx, m);
             if !exprs.is_empty() {
                 let (fact, env, locals) =

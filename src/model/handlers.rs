@@ -88,3 +88,23 @@ pub fn trait_method(trait_name: &str, method: &str) -> Option<(Role, &'static st
 pub fn is_mcp_method(s: &str) -> bool {
     SERVER_METHODS.iter().chain(CLIENT_METHODS).any(|(_, m)| *m == s)
 }
+
+/// Whether a string starts like an MCP method other than the generic words (`tools/…`,
+/// `notifications/…`, …), listed or not.
+pub fn has_mcp_prefix(value: &str) -> bool {
+    const PREFIXES: &[&str] = &[
+        "tools/",
+        "resources/",
+        "prompts/",
+        "notifications/",
+        "completion/",
+        "logging/",
+        "sampling/",
+        "elicitation/",
+        "roots/",
+        "server/",
+        "tasks/",
+        "subscriptions/",
+    ];
+    PREFIXES.iter().any(|p| value.starts_with(p))
+}

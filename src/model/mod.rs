@@ -43,6 +43,7 @@
 pub mod extract;
 pub mod handlers;
 pub mod request_state;
+pub mod requests;
 pub mod state;
 
 use std::collections::{HashMap, HashSet};
@@ -166,6 +167,10 @@ pub struct FnFact {
     pub name_range: Range<usize>,
     /// As the visitor decides it: the signature (`RoleServer`), `#[tool]`, the impl; else unknown.
     pub role: Role,
+    /// In `#[cfg(test)]` code or a `#[test]` function.
+    pub test: bool,
+    /// The body only rejects (its result is an error: `rust::rejects::block_rejects`).
+    pub rejects: bool,
     pub tool: bool,
     pub prompt: bool,
     pub calls: Vec<CallFact>,
@@ -180,6 +185,9 @@ pub struct FnFact {
     pub list_changed: Vec<Range<usize>>,
     /// What it does with values: integrity checks, decoded parameters, `requestState`.
     pub values: request_state::ValueFacts,
+    /// Parameters (bits as in `Origins::params`) that the body makes the `method` of a JSON-RPC
+    /// request it builds or sends (see `requests`).
+    pub request_method_params: u32,
 }
 
 #[derive(Debug, Clone)]
@@ -199,6 +207,9 @@ pub struct CallFact {
     /// Each argument that is a state place (`&mut state`, `&self.inner`, `Arc::clone(&s)`): its
     /// root and path, as in `FieldAccess`.
     pub arg_places: Vec<Option<(Root, Vec<String>)>>,
+    /// Arguments that are string literals naming an MCP method: (argument index, value, the
+    /// literal's range).
+    pub method_args: Vec<(usize, String, Range<usize>)>,
 }
 
 /// What a place is rooted at.
@@ -304,6 +315,8 @@ pub struct CrateModel {
     callees: Vec<OnceLock<Vec<(usize, FnId)>>>,
     callers: OnceLock<Vec<Vec<FnId>>>,
     handlers: Vec<Handler>,
+    /// `requests::request_method_params` of every function, computed on first use.
+    method_params: OnceLock<Vec<u32>>,
 }
 
 fn key(module: &[String], name: &str) -> String {
@@ -506,6 +519,11 @@ impl CrateModel {
             let m = self.resolve_module(module, prefix, depth + 1)?;
             if let Some(found) = self.follow_type(&m, last, depth + 1) {
                 return Some(found);
+            }
+            // `use crate::state::Session;` says where the type lives even when its file is not
+            // in the model (no rule's word selected it).
+            if matches!(u.target.first().map(String::as_str), Some("crate" | "self" | "super")) {
+                return Some(key(&m, last));
             }
         }
         for u in uses.iter().filter(|u| u.glob) {
@@ -751,5 +769,34 @@ mod tests {
         assert_eq!(tools, ["handle", "echo"]);
         let init_fn = model.fn_by_path(&["H", "init"]).unwrap();
         assert_eq!(model.func(init_fn).fields[0].write, Some(Origins { client_data: true, params: 1 }));
+    }
+
+    #[test]
+    fn request_method_parameters_through_helpers() {
+        let model = model_of(&[
+            (
+                "src/outbound.rs",
+                "use crate::Session;
+fn emit(out: &mut Stdout, id: u64, method: &str, params: Value) { write(out, &json!({\"id\": id, \"method\": method, \"params\": params})); }
+impl Session {
+    fn ask(&mut self, method: &str, p: Value) { emit(&mut self.out, 1, method, p); }
+    fn tell(&mut self, method: &str) { write(&json!({\"method\": method})); }
+}
+",
+            ),
+            (
+                "src/tools.rs",
+                "use crate::Session;
+impl Session { fn t(&mut self) { self.ask(\"elicitation/create\", v); self.tell(\"notifications/progress\"); } }
+",
+            ),
+            ("src/lib.rs", "pub struct Session { out: Stdout }\n"),
+        ]);
+        let emit = model.fn_by_path(&["outbound", "emit"]).unwrap();
+        assert_eq!(model.request_method_params(emit), 0b100);
+        let ask = model.fn_by_path(&["Session", "ask"]).unwrap();
+        assert_eq!(model.request_method_params(ask), 0b1);
+        let sent: Vec<&str> = model.sent_method_literals().iter().map(|s| s.method).collect();
+        assert_eq!(sent, ["elicitation/create"]);
     }
 }

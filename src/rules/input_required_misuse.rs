@@ -26,7 +26,7 @@ use crate::cx::{Cx, Origin};
 use crate::diagnostic::{Applicability, Fix};
 use crate::json::jsonrpc::{MessageKind, Sender, TranscriptMessage, is_input_required_result};
 use crate::json::{JsonKind, JsonNode, Step};
-use crate::rules::removed_method::is_mcp_method;
+use crate::model::handlers::has_mcp_prefix;
 use crate::rules::{FnRef, Rule, RuleMeta};
 use crate::rust::syntax::{last_ident, path_ends_with, str_value};
 
@@ -409,7 +409,7 @@ fn arm_methods(cx: &Cx, pat: &syn::Pat, out: &mut Vec<(String, Range<usize>)>) {
     match pat {
         syn::Pat::Lit(l) => {
             if let Some((v, r)) = str_value(cx, &Expr::Lit(l.clone()))
-                && (is_mcp_method(&v) || matches!(v.as_str(), "initialize" | "ping"))
+                && (has_mcp_prefix(&v) || matches!(v.as_str(), "initialize" | "ping"))
             {
                 out.push((v, r));
             }

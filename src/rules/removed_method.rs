@@ -28,13 +28,16 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Member};
 
 use crate::context::{Impact, Role, Sdk};
-use crate::cx::{Cx, Origin};
+use crate::cx::{CrateCx, Cx, Origin};
 use crate::json::{JsonKind, JsonNode, Step};
-use crate::rules::server_initiated_request::{
-    Resolved, SEND_VERBS, StrConst, collect_str_consts, is_self, peer_like_receiver, record_peer_params, resolve_str,
-};
+use crate::model::handlers::has_mcp_prefix;
+use crate::model::{CrateModel, HandlerKind};
 use crate::rules::{FnRef, Rule, RuleMeta};
-use crate::rust::syntax::{method_call_range, path_ends_with, rpc_type_path, tokens_mention_any};
+use crate::rust::rejects::{block_rejects, expr_rejects, is_label, strip};
+use crate::rust::requests::{
+    Resolved, StrConst, collect_str_consts, is_send_verb, peer_like_receiver, record_peer_params, resolve_str,
+};
+use crate::rust::syntax::{is_self, method_call_range, path_ends_with, rpc_type_path, tokens_mention_any};
 
 pub struct RemovedMethod;
 
@@ -159,8 +162,12 @@ static META: RuleMeta = RuleMeta {
         "elicitation_complet",
         "ServerHandler",
         "ClientHandler",
+        // The crate's own helpers that make a parameter a request's method (`Request { method: m,
+        // id }`, and `json!({"method": m, …})` below): their files feed the crate model
+        // (`model::requests`).
+        "\\bmethod:",
     ],
-    json_triggers: &[],
+    json_triggers: &["\"method\""],
     // The generic words fire only with `has_evidence` (LSP has `initialize` and `ping` too).
     mcp_triggers: &["\"initialize\"", "\"ping\""],
     help: None,
@@ -231,14 +238,22 @@ impl Rule for RemovedMethod {
 
     fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
         record_peer_params(cx, f);
-        handler_override(cx, f);
         let consts = cx.state_ref::<FileFacts>().map(|s| s.consts.clone()).unwrap_or_default();
         let mut walk = BodyWalk { cx, consts };
         walk.visit_block(f.body);
     }
 
+    fn uses_model(&self) -> bool {
+        true
+    }
+
+    fn rust_crate(&self, cx: &mut CrateCx, model: &CrateModel) {
+        handler_overrides(cx, model);
+        sent_through_helpers(cx, model);
+    }
+
     fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall, name: &str) {
-        if SEND_VERBS.contains(&name) {
+        if is_send_verb(name) {
             check_args(cx, call.args.iter(), false);
         } else if REGISTER_VERBS.contains(&name) {
             check_args(cx, call.args.iter(), true);
@@ -279,7 +294,7 @@ impl Rule for RemovedMethod {
     fn call(&self, cx: &mut Cx, call: &syn::ExprCall, callee: Option<&str>) {
         let (Expr::Path(func), Some(last)) = (&*call.func, callee) else { return };
         let is = |names: &[&str]| names.contains(&last);
-        if is(SEND_VERBS) || (is(&["new", "request", "new_request", "notification"]) && rpc_type_path(&func.path)) {
+        if is_send_verb(last) || (is(&["new", "request", "new_request", "notification"]) && rpc_type_path(&func.path)) {
             check_args(cx, call.args.iter(), false);
         } else if is(REGISTER_VERBS) {
             check_args(cx, call.args.iter(), true);
@@ -347,13 +362,16 @@ fn has_evidence(cx: &mut Cx) -> bool {
     if let Some(known) = cx.state::<FileFacts>().evidence {
         return known;
     }
-    let text = cx.file.text.as_str();
-    let known = !cx.file_sdks.is_empty()
-        || !cx.crate_ctx.sdks.is_empty()
-        || cx.file_role != Role::Unknown
-        || crate::context::MCP_EVIDENCE.iter().any(|w| text.contains(w));
+    let known = !cx.file_sdks.is_empty() || is_mcp_code(&cx.file.text, cx.crate_ctx, cx.file_role);
     cx.state::<FileFacts>().evidence = Some(known);
     known
+}
+
+/// The crate depends on an MCP SDK, the file is a server's or a client's, or its text names MCP.
+fn is_mcp_code(text: &str, crate_ctx: &crate::context::CrateContext, file_role: Role) -> bool {
+    !crate_ctx.sdks.is_empty()
+        || file_role != Role::Unknown
+        || crate::context::MCP_EVIDENCE.iter().any(|w| text.contains(w))
 }
 
 fn rejected(cx: &Cx, range: &Range<usize>) -> bool {
@@ -435,17 +453,62 @@ fn sdk_variant(cx: &mut Cx, path: &syn::Path, pattern: bool) {
     report(cx, range, method, format!("`{shown}` is `{method}`"), label);
 }
 
-/// An override of a handler method that answers a removed method, unless it only rejects it.
-fn handler_override(cx: &mut Cx, f: &FnRef) {
-    let Some(trait_name) = &f.impl_trait else { return };
-    let name = f.sig.ident.to_string();
-    // The model's table of what each handler method answers; `report` keeps the removed ones.
-    let Some((_, method)) = crate::model::handlers::trait_method(trait_name, &name) else { return };
-    if block_rejects(f.body) {
-        return;
+/// An override of a handler-trait method that answers a removed method, unless it only rejects
+/// it (the model's handler table, `model::handlers`).
+fn handler_overrides(cx: &mut CrateCx, model: &CrateModel) {
+    for h in model.handlers().iter().filter(|h| h.kind == HandlerKind::Override) {
+        let Some(r) = removed(&h.method) else { continue };
+        let f = model.func(h.fn_);
+        if f.rejects {
+            continue;
+        }
+        let file = model.file_of(h.fn_);
+        if r.needs_evidence && !is_mcp_code(&cx.files[file].file.text, cx.files[file].crate_ctx, model.files[file].role)
+        {
+            continue;
+        }
+        let trait_name = model.impl_of(h.fn_).and_then(|i| i.trait_.as_deref()).unwrap_or_default();
+        let (name, method) = (&f.name, &h.method);
+        let kind = if method.starts_with("notifications/") { "notification" } else { "method" };
+        cx.report(
+            &META,
+            file,
+            f.name_range.clone(),
+            format!("`{trait_name}::{name}` answers `{method}`; the `{method}` {kind} was removed in MCP 2026-07-28"),
+            "never called by 2026-07-28 peers",
+        )
+        .help(r.help);
     }
-    let range = cx.node_range(&f.sig.ident);
-    report(cx, range, method, format!("`{trait_name}::{name}` answers `{method}`"), "never called by 2026-07-28 peers");
+}
+
+/// `initialize` or `ping` handed to the crate's own function that sends it as a request (a
+/// test's `make_req("initialize", …)`); distinctive methods are `lit_str`'s wherever they
+/// stand, and calls named like a sending verb are `check_args`'.
+fn sent_through_helpers(cx: &mut CrateCx, model: &CrateModel) {
+    for sent in model.sent_method_literals() {
+        let Some(r) = removed(sent.method) else { continue };
+        let role = model.role(sent.caller);
+        // A `ping` sent by server code is `server-initiated-request`'s; a test's goes to the
+        // server under test.
+        let server_ping = r.wire == PING && role == Role::Server && !model.func(sent.caller).test;
+        if !r.generic || server_ping || is_send_verb(&model.func(sent.callee).name) {
+            continue;
+        }
+        let file = model.file_of(sent.caller);
+        let (source, crate_ctx) = (cx.files[file].file, cx.files[file].crate_ctx);
+        if r.needs_evidence && !is_mcp_code(&source.text, crate_ctx, model.files[file].role) {
+            continue;
+        }
+        let via = sent.via(model, cx);
+        cx.report(
+            &META,
+            file,
+            sent.range.clone(),
+            format!("sent as a request: {via}; the `{}` method was removed in MCP 2026-07-28", r.wire),
+            "sent as a method",
+        )
+        .help(r.help);
+    }
 }
 
 /// Walks one function body for `match` arms and comparisons on a method string. Nested items are
@@ -531,7 +594,7 @@ impl<'ast> Visit<'ast> for BodyWalk<'_, '_> {
             })
             .collect();
         // A match on MCP methods: the scrutinee says so, or another arm is a `tools/…`-like method.
-        let on_methods = scrutinee || arms.iter().flat_map(|(_, s)| s).any(|(v, _, _)| is_mcp_method(v));
+        let on_methods = scrutinee || arms.iter().flat_map(|(_, s)| s).any(|(v, _, _)| has_mcp_prefix(v));
         // `ClientRequest::InitializeRequest(_) => Err(..)`: the SDK variant is rejected too; and an
         // arm that only names the message (`ServerRequest::PingRequest(_) => "ping"`, a proxy's or
         // logger's label) handles nothing.
@@ -632,93 +695,6 @@ fn mentions_method(tokens: &TokenStream) -> bool {
         }
     }
     false
-}
-
-/// An MCP method other than the generic words: `tools/list`, `notifications/…`, ….
-pub(crate) fn is_mcp_method(value: &str) -> bool {
-    const PREFIXES: &[&str] = &[
-        "tools/",
-        "resources/",
-        "prompts/",
-        "notifications/",
-        "completion/",
-        "logging/",
-        "sampling/",
-        "elicitation/",
-        "roots/",
-        "server/",
-        "tasks/",
-        "subscriptions/",
-    ];
-    PREFIXES.iter().any(|p| value.starts_with(p))
-}
-
-fn strip(e: &Expr) -> &Expr {
-    match e {
-        Expr::Paren(p) => strip(&p.expr),
-        Expr::Group(g) => strip(&g.expr),
-        e => e,
-    }
-}
-
-/// A literal, `()` or `{}`: an arm that labels or ignores a message rather than handling it.
-fn is_label(e: &Expr) -> bool {
-    match strip(e) {
-        Expr::Lit(_) => true,
-        Expr::Tuple(t) => t.elems.is_empty(),
-        Expr::Block(b) => {
-            b.block.stmts.is_empty() || matches!(b.block.stmts.as_slice(), [syn::Stmt::Expr(e, None)] if is_label(e))
-        }
-        _ => false,
-    }
-}
-
-/// Whether a block only rejects: its last expression is a rejection (anything before it is
-/// logging or bookkeeping).
-fn block_rejects(block: &syn::Block) -> bool {
-    match block.stmts.last() {
-        Some(syn::Stmt::Expr(e, _)) => expr_rejects(e),
-        Some(syn::Stmt::Macro(m)) => macro_rejects(&m.mac),
-        _ => false,
-    }
-}
-
-/// `Err(..)`, `return Err(..)`, `Err(..)?`, `std::future::ready(Err(..))`, `bail!(..)`, or a call
-/// whose name says it builds or sends an error (`method_not_found(..)`, `send_error(..)`,
-/// `reject(..)`). Result combinators (`map_err`, `ok_or_else`) are not rejections.
-fn expr_rejects(e: &Expr) -> bool {
-    match strip(e) {
-        Expr::Call(c) => match &*c.func {
-            Expr::Path(p) if p.path.is_ident("Err") => true,
-            Expr::Path(p) if path_ends_with(&p.path, &["ready"]) || path_ends_with(&p.path, &["pin"]) => {
-                c.args.len() == 1 && expr_rejects(&c.args[0])
-            }
-            Expr::Path(p) => p.path.segments.iter().any(|s| says_error(&s.ident.to_string())),
-            _ => false,
-        },
-        Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "into" | "await") => expr_rejects(&m.receiver),
-        Expr::MethodCall(m) => says_error(&m.method.to_string()),
-        Expr::Await(a) => expr_rejects(&a.base),
-        Expr::Return(r) => r.expr.as_deref().is_some_and(expr_rejects),
-        Expr::Try(t) => expr_rejects(&t.expr),
-        Expr::Block(b) => block_rejects(&b.block),
-        Expr::Async(a) => block_rejects(&a.block),
-        Expr::Macro(m) => macro_rejects(&m.mac),
-        _ => false,
-    }
-}
-
-/// A function name that says it makes or sends an error.
-fn says_error(name: &str) -> bool {
-    const WORDS: &[&str] = &["error", "reject", "unsupported", "not_found", "not_supported", "invalid", "refuse"];
-    let name = name.to_ascii_lowercase();
-    let combinator = ["map_", "ok_or", "unwrap_", "or_else", "is_"].iter().any(|p| name.starts_with(p));
-    !combinator && (WORDS.iter().any(|w| name.contains(w)) || name.ends_with("_err") || name.starts_with("err_"))
-}
-
-fn macro_rejects(m: &syn::Macro) -> bool {
-    let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-    matches!(name.as_str(), "bail" | "unsupported")
 }
 
 #[cfg(test)]

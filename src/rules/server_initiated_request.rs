@@ -29,14 +29,17 @@ use std::ops::Range;
 use syn::{Expr, Member};
 
 use crate::context::{Impact, Role, Sdk};
-use crate::cx::{Cx, Origin};
+use crate::cx::{CrateCx, Cx, Origin};
 use crate::diagnostic::Diagnostic;
 use crate::json::jsonrpc::{MessageKind, Sender, TranscriptMessage};
 use crate::json::{JsonKind, JsonNode, Step};
+use crate::model::CrateModel;
 use crate::rules::{FnRef, Rule, RuleMeta};
-use crate::rust::syntax::{
-    method_call_range, path_ends_with, rpc_type_path, str_value, tokens_mention_any, type_mentions,
+use crate::rust::requests::{
+    StrConst, collect_local_fns, collect_str_consts, is_send_verb, peer_like_receiver, raw_spells, record_peer_params,
+    resolve_str,
 };
+use crate::rust::syntax::{is_self, method_call_range, path_ends_with, rpc_type_path, tokens_mention_any};
 
 pub struct ServerInitiatedRequest;
 
@@ -67,8 +70,12 @@ static META: RuleMeta = RuleMeta {
         "PingRequest",
         "ServerRequest",
         "sampling/createMessage",
+        // The crate's own helpers that make a parameter a request's method (`Request { method: m,
+        // id }`, and `json!({"method": m, …})` below): their files feed the crate model
+        // (`model::requests`).
+        "\\bmethod:",
     ],
-    json_triggers: &["\"direction\"", "\"dir\"", "\"from\"", "\"sender\"", "\"source\""],
+    json_triggers: &["\"method\"", "\"direction\"", "\"dir\"", "\"from\"", "\"sender\"", "\"source\""],
     // A `ping` is this rule's only from server code (`sent_by_this_side`).
     mcp_triggers: &["\"ping\""],
     help: Some(
@@ -213,38 +220,6 @@ const REQUEST_TYPES: &[(&str, &str)] = &[
     ("PingRequest", PING),
 ];
 
-/// Names of calls that send (or build, to send) a JSON-RPC message whose method is an argument.
-pub(crate) const SEND_VERBS: &[&str] = &[
-    "send_request",
-    "send_request_raw",
-    "send_raw_request",
-    "send_req",
-    "send_rpc",
-    "send_json_rpc",
-    "request",
-    "request_raw",
-    "raw_request",
-    "send",
-    "call",
-    "call_method",
-    "call_rpc",
-    "rpc",
-    "rpc_call",
-    "new_request",
-    "make_request",
-    "build_request",
-    "write_request",
-    "notify",
-    "send_notification",
-    "new_notification",
-    "build_notification",
-    "write_notification",
-];
-
-/// Types of function parameters that are the server's handle to its client (rmcp `Peer<RoleServer>`,
-/// rust-mcp-sdk `Arc<dyn McpServer>`, …): a call on such a parameter is the SDK's.
-const PEER_TYPES: &[&str] = &["Peer", "McpServer", "ServerRuntime", "RequestContext", "ServerHandle", "ClientHandle"];
-
 /// What the rule learns about the file before the walk: consts holding a method, functions it
 /// defines itself.
 #[derive(Default)]
@@ -252,19 +227,6 @@ struct FileFacts {
     consts: Vec<StrConst>,
     local_fns: Vec<String>,
 }
-
-/// A `const`/`static` of the file whose value is a string literal.
-#[derive(Clone)]
-pub(crate) struct StrConst {
-    pub name: String,
-    pub value: String,
-    /// The literal's range.
-    pub range: Range<usize>,
-}
-
-/// Per function: the body's range and the names of parameters whose type is a peer-like handle.
-#[derive(Default)]
-pub(crate) struct PeerParams(Vec<(Range<usize>, Vec<String>)>);
 
 impl Rule for ServerInitiatedRequest {
     fn meta(&self) -> &'static RuleMeta {
@@ -302,7 +264,7 @@ impl Rule for ServerInitiatedRequest {
                 format!("sends `{}` to the client", spelling.method),
             );
         }
-        if SEND_VERBS.contains(&name) {
+        if is_send_verb(name) {
             check_send_args(cx, call.args.iter());
         }
     }
@@ -315,7 +277,7 @@ impl Rule for ServerInitiatedRequest {
         let is = |names: &[&str]| names.contains(&last);
         // `send_request(&mut out, "elicitation/create", …)`, or a JSON-RPC request type's
         // constructor (`JsonRpcRequest::new(7, "sampling/createMessage", params)`).
-        let sends = is(SEND_VERBS) || (is(&["new", "request", "new_request"]) && rpc_type_path(&func.path));
+        let sends = is_send_verb(last) || (is(&["new", "request", "new_request"]) && rpc_type_path(&func.path));
         // A client's message builder (`ClientJsonRpcMessage::request(..)`) sends the other way.
         if sends && !func.path.segments.iter().any(|s| s.ident.to_string().starts_with("Client")) {
             check_send_args(cx, call.args.iter());
@@ -380,6 +342,42 @@ impl Rule for ServerInitiatedRequest {
         };
         if ours {
             report_request_object(cx, &found, id.range.clone());
+        }
+    }
+
+    fn uses_model(&self) -> bool {
+        true
+    }
+
+    /// A method literal handed to the crate's own function that sends it as a request
+    /// (`self.dispatch("sampling/createMessage", p)`); calls named like a sending verb were
+    /// reported by `check_send_args` already.
+    fn rust_crate(&self, cx: &mut CrateCx, model: &CrateModel) {
+        for sent in model.sent_method_literals() {
+            let role = model.role(sent.caller);
+            // A test's `ping` goes to the server under test (`removed-method`'s).
+            let server_ping = role == Role::Server && !model.func(sent.caller).test;
+            let ours = METHODS.contains(&sent.method) && (sent.method != PING || server_ping);
+            if !ours || role == Role::Client || is_send_verb(&model.func(sent.callee).name) {
+                continue;
+            }
+            let (file, via) = (model.file_of(sent.caller), sent.via(model, cx));
+            let rmcp = cx.files[file].crate_ctx.uses(Sdk::Rmcp);
+            let method = sent.method;
+            let d = cx.report(
+                &META,
+                file,
+                sent.range.clone(),
+                format!(
+                    "the server sends `{method}` to the client as a request: {via}; server-initiated requests were removed in MCP 2026-07-28"
+                ),
+                "sent as a JSON-RPC request to the client",
+            );
+            if method == PING {
+                d.help(PING_HELP);
+            } else if !rmcp {
+                d.help(WIRE_HELP);
+            }
         }
     }
 
@@ -531,78 +529,6 @@ fn server_request_variant(path: &syn::Path) -> Option<&'static str> {
         .map(|(_, method)| *method)
 }
 
-/// The receiver is `self`: the type's own method, not the SDK's peer.
-pub(crate) fn is_self(expr: &Expr) -> bool {
-    matches!(expr, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("self"))
-}
-
-/// Whether a method's receiver is the server's handle to its client: a name in its chain says
-/// `peer` (`context.peer`, `self.peer`, `client_peer`), or its root is a parameter of a peer-like
-/// type (`runtime: Arc<dyn McpServer>`, `p: &Peer<RoleServer>`).
-pub(crate) fn peer_like_receiver(cx: &Cx, receiver: &Expr) -> bool {
-    let mut names = Vec::new();
-    chain_names(receiver, &mut names);
-    if names.iter().any(|n| n.to_ascii_lowercase().contains("peer")) {
-        return true;
-    }
-    let Some(root) = names.first() else { return false };
-    let at = cx.node_range(receiver).start;
-    let Some(params) = cx.state_ref::<PeerParams>() else { return false };
-    // The innermost function around the call.
-    params
-        .0
-        .iter()
-        .filter(|(body, _)| body.contains(&at))
-        .min_by_key(|(body, _)| body.len())
-        .is_some_and(|(_, names)| names.contains(root))
-}
-
-/// The names along a receiver chain, root first: `self.peer.lock().await` → self, peer, lock.
-fn chain_names(expr: &Expr, out: &mut Vec<String>) {
-    match expr {
-        Expr::Path(p) => out.extend(p.path.segments.iter().map(|s| s.ident.to_string())),
-        Expr::Field(f) => {
-            chain_names(&f.base, out);
-            if let Member::Named(i) = &f.member {
-                out.push(i.to_string());
-            }
-        }
-        Expr::MethodCall(m) => {
-            chain_names(&m.receiver, out);
-            out.push(m.method.to_string());
-        }
-        Expr::Await(a) => chain_names(&a.base, out),
-        Expr::Try(t) => chain_names(&t.expr, out),
-        Expr::Paren(p) => chain_names(&p.expr, out),
-        Expr::Group(g) => chain_names(&g.expr, out),
-        Expr::Reference(r) => chain_names(&r.expr, out),
-        Expr::Unary(u) => chain_names(&u.expr, out),
-        Expr::Index(i) => chain_names(&i.expr, out),
-        Expr::Call(c) => chain_names(&c.func, out),
-        _ => {}
-    }
-}
-
-/// Records the function's peer-like parameters (see `peer_like_receiver`). Idempotent, so several
-/// rules may call it for the same function.
-pub(crate) fn record_peer_params(cx: &mut Cx, f: &FnRef) {
-    let body = cx.block_range(f.body);
-    let mut names = Vec::new();
-    for input in &f.sig.inputs {
-        let syn::FnArg::Typed(pt) = input else { continue };
-        if !type_mentions(&pt.ty, PEER_TYPES) {
-            continue;
-        }
-        if let syn::Pat::Ident(pi) = &*pt.pat {
-            names.push(pi.ident.to_string());
-        }
-    }
-    let state = cx.state::<PeerParams>();
-    if !names.is_empty() && !state.0.iter().any(|(r, _)| *r == body) {
-        state.0.push((body, names));
-    }
-}
-
 /// A method string found in code: its value, the range to report, and the const's literal when
 /// it came through one.
 struct MethodValue {
@@ -615,43 +541,10 @@ fn file_consts(cx: &Cx) -> Vec<StrConst> {
     cx.state_ref::<FileFacts>().map(|f| f.consts.clone()).unwrap_or_default()
 }
 
-/// The raw text of a literal spells `value`: trigger words see bytes, not unescaped values.
-fn raw_spells(cx: &Cx, range: &Range<usize>, value: &str) -> bool {
-    cx.text(range.clone()).contains(value)
-}
-
 /// The method string an expression stands for (`"ping"`, `"ping".into()`, a const of this file).
 fn method_value(cx: &Cx, expr: &Expr, consts: &[StrConst]) -> Option<MethodValue> {
     let (value, range, defined) = resolve_str(cx, expr, consts)?;
     METHODS.contains(&value.as_str()).then_some(MethodValue { value, range, defined })
-}
-
-/// A string found in code: its value, the range to report, and the const's literal when it came
-/// through one.
-pub(crate) type Resolved = (String, Range<usize>, Option<Range<usize>>);
-
-/// The string an expression stands for, through a literal (whose raw text must spell it) or a
-/// `const`/`static` of the file.
-pub(crate) fn resolve_str(cx: &Cx, expr: &Expr, consts: &[StrConst]) -> Option<Resolved> {
-    if let Some((value, range)) = str_value(cx, expr) {
-        return raw_spells(cx, &range, &value).then_some((value, range, None));
-    }
-    match expr {
-        Expr::Path(p) if p.qself.is_none() => {
-            let name = p.path.segments.last()?.ident.to_string();
-            let c = consts.iter().find(|c| c.name == name)?;
-            Some((c.value.clone(), cx.node_range(expr), Some(c.range.clone())))
-        }
-        Expr::Reference(r) => resolve_str(cx, &r.expr, consts),
-        Expr::Paren(p) => resolve_str(cx, &p.expr, consts),
-        Expr::MethodCall(m)
-            if m.args.is_empty()
-                && matches!(m.method.to_string().as_str(), "to_string" | "into" | "to_owned" | "as_str") =>
-        {
-            resolve_str(cx, &m.receiver, consts)
-        }
-        _ => None,
-    }
 }
 
 /// Arguments of a request-sending call: a method string of this rule, or a request value
@@ -739,77 +632,6 @@ fn request_type_value(cx: &Cx, expr: &Expr) -> Option<(Range<usize>, &'static st
         Expr::Reference(r) => request_type_value(cx, &r.expr),
         Expr::Paren(p) => request_type_value(cx, &p.expr),
         _ => None,
-    }
-}
-
-/// `const`/`static` items (at any depth of modules and impls, not inside functions) whose value is
-/// a string literal accepted by `want`.
-pub(crate) fn collect_str_consts(cx: &Cx, items: &[syn::Item], want: &dyn Fn(&str) -> bool, out: &mut Vec<StrConst>) {
-    let mut add = |ident: &syn::Ident, expr: &Expr| {
-        if let Some((value, range)) = str_value(cx, expr)
-            && want(&value)
-            && raw_spells(cx, &range, &value)
-        {
-            out.push(StrConst { name: ident.to_string(), value, range });
-        }
-    };
-    let mut stack: Vec<&[syn::Item]> = vec![items];
-    while let Some(items) = stack.pop() {
-        for item in items {
-            match item {
-                syn::Item::Const(c) => add(&c.ident, &c.expr),
-                syn::Item::Static(s) => add(&s.ident, &s.expr),
-                syn::Item::Mod(m) => {
-                    if let Some((_, items)) = &m.content {
-                        stack.push(items);
-                    }
-                }
-                syn::Item::Impl(i) => {
-                    for it in &i.items {
-                        if let syn::ImplItem::Const(c) = it {
-                            add(&c.ident, &c.expr);
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-}
-
-/// Names of the functions and methods the file defines (outside `impl ClientHandler`).
-fn collect_local_fns(items: &[syn::Item], out: &mut Vec<String>) {
-    for item in items {
-        match item {
-            syn::Item::Fn(f) => out.push(f.sig.ident.to_string()),
-            syn::Item::Mod(m) => {
-                if let Some((_, items)) = &m.content {
-                    collect_local_fns(items, out);
-                }
-            }
-            syn::Item::Impl(i) => {
-                let client = i
-                    .trait_
-                    .as_ref()
-                    .and_then(|(_, p, _)| p.segments.last())
-                    .is_some_and(|s| s.ident.to_string().starts_with("ClientHandler"));
-                if !client {
-                    for it in &i.items {
-                        if let syn::ImplItem::Fn(f) = it {
-                            out.push(f.sig.ident.to_string());
-                        }
-                    }
-                }
-            }
-            syn::Item::Trait(t) => {
-                for it in &t.items {
-                    if let syn::TraitItem::Fn(f) = it {
-                        out.push(f.sig.ident.to_string());
-                    }
-                }
-            }
-            _ => {}
-        }
     }
 }
 

@@ -25,10 +25,12 @@ use syn::visit::Visit;
 use syn::{Expr, Member};
 
 use crate::context::{Impact, Role, Sdk};
-use crate::cx::{Cx, Origin};
+use crate::cx::{CrateCx, Cx, Origin};
 use crate::json::{self, JsonKind, JsonNode, Step};
+use crate::model::CrateModel;
 use crate::rules::{FnRef, Rule, RuleMeta};
-use crate::rust::syntax::{method_call_range, path_ends_with, rpc_type_path, str_value};
+use crate::rust::requests::{REQUEST_VERBS, StrConst, collect_local_fns, collect_str_consts, resolve_str};
+use crate::rust::syntax::{is_self, method_call_range, path_ends_with, rpc_type_path, str_value};
 use crate::rust::visitor::reads_macro_body;
 
 pub struct ServerRootsRequest;
@@ -40,8 +42,19 @@ static META: RuleMeta = RuleMeta {
     name: "server-roots-request",
     summary: "Server code sends a `roots/list` request to the client (server-initiated requests were removed in MCP 2026-07-28)",
     impact: Impact::Removed,
-    triggers: &["list_roots", "roots_list", "request_root_list", "request_client_roots", "roots/list", "ListRoots"],
-    json_triggers: &[],
+    triggers: &[
+        "list_roots",
+        "roots_list",
+        "request_root_list",
+        "request_client_roots",
+        "roots/list",
+        "ListRoots",
+        // The crate's own helpers that make a parameter a request's method (`Request { method: m,
+        // id }`, and `json!({"method": m, …})` below): their files feed the crate model
+        // (`model::requests`).
+        "\\bmethod:",
+    ],
+    json_triggers: &["\"method\""],
     mcp_triggers: &[],
     help: Some(
         "return an `input_required` result with a `roots/list` input request instead (MRTR; rmcp >= 3.0: \
@@ -95,35 +108,12 @@ const INVERTED_SDKS: &[Sdk] = &[Sdk::UltrafastMcp, Sdk::Turul];
 const FORWARD_SDKS: &[Sdk] =
     &[Sdk::Rmcp, Sdk::RustMcpSdk, Sdk::Turbomcp, Sdk::Pmcp, Sdk::McpAttr, Sdk::Fastmcp, Sdk::Other];
 
-/// Names of calls that send (or build, to send) a JSON-RPC request whose method is an argument.
-const SEND_VERBS: &[&str] = &[
-    "send_request",
-    "send_request_raw",
-    "send_raw_request",
-    "send_req",
-    "send_rpc",
-    "send_json_rpc",
-    "request",
-    "request_raw",
-    "raw_request",
-    "send",
-    "call",
-    "call_method",
-    "call_rpc",
-    "rpc",
-    "rpc_call",
-    "new_request",
-    "make_request",
-    "build_request",
-    "write_request",
-];
-
 /// What the rule learns about the file before the walk (see `rust_file`): facts the node hooks
 /// need but cannot see. Kept in the file's `Cx` state.
 #[derive(Default)]
 struct FileFacts {
-    /// `const`/`static` items whose value is `"roots/list"`: name and the literal's range.
-    consts: Vec<(String, Range<usize>)>,
+    /// `const`/`static` items whose value is `"roots/list"`.
+    consts: Vec<StrConst>,
     /// Functions and methods the file defines itself (outside `impl ClientHandler`).
     local_fns: Vec<String>,
 }
@@ -142,7 +132,8 @@ impl Rule for ServerRootsRequest {
 
     fn rust_file(&self, cx: &mut Cx, file: &syn::File) {
         let mut facts = FileFacts::default();
-        collect_facts(cx, &file.items, &mut facts);
+        collect_str_consts(cx, &file.items, &|v| v == METHOD, &mut facts.consts);
+        collect_local_fns(&file.items, &mut facts.local_fns);
         *cx.state::<FileFacts>() = facts;
     }
 
@@ -165,7 +156,7 @@ impl Rule for ServerRootsRequest {
                 report_spelling(cx, method_call_range(cx, call), name, !call.args.is_empty());
             }
         }
-        if SEND_VERBS.contains(&name) && direction_fires(cx) {
+        if REQUEST_VERBS.contains(&name) && direction_fires(cx) {
             check_send_args(cx, call.args.iter());
         }
     }
@@ -178,7 +169,7 @@ impl Rule for ServerRootsRequest {
         let is = |names: &[&str]| names.contains(&last);
         // `send_request(&mut out, "roots/list", …)`, or a JSON-RPC request type's constructor
         // (`JsonRpcRequest::new(7, "roots/list", None)`).
-        if is(SEND_VERBS) || (is(&["new", "request", "new_request"]) && rpc_type_path(&func.path)) {
+        if is(REQUEST_VERBS) || (is(&["new", "request", "new_request"]) && rpc_type_path(&func.path)) {
             check_send_args(cx, call.args.iter());
         }
     }
@@ -220,11 +211,43 @@ impl Rule for ServerRootsRequest {
         }
         check_json_object(cx, node, path);
     }
-}
 
-/// The receiver is `self`: the type's own method, not the SDK's peer.
-fn is_self(expr: &Expr) -> bool {
-    matches!(expr, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("self"))
+    fn uses_model(&self) -> bool {
+        true
+    }
+
+    /// `"roots/list"` handed to the crate's own function that sends it as a request
+    /// (`self.ask_client("roots/list")`); calls named like a sending verb were reported by
+    /// `check_send_args` already.
+    fn rust_crate(&self, cx: &mut CrateCx, model: &CrateModel) {
+        for sent in model.sent_method_literals() {
+            if sent.method != METHOD
+                || model.role(sent.caller) == Role::Client
+                || REQUEST_VERBS.contains(&model.func(sent.callee).name.as_str())
+            {
+                continue;
+            }
+            let (file, via) = (model.file_of(sent.caller), sent.via(model, cx));
+            let crate_ctx = cx.files[file].crate_ctx;
+            let inverted = INVERTED_SDKS.iter().any(|s| crate_ctx.uses(*s));
+            if inverted && !FORWARD_SDKS.iter().any(|s| crate_ctx.uses(*s)) {
+                continue;
+            }
+            let rmcp = crate_ctx.uses(Sdk::Rmcp);
+            let d = cx.report(
+                &META,
+                file,
+                sent.range.clone(),
+                format!(
+                    "the server sends a `roots/list` request to the client: {via}; server-initiated requests were removed in MCP 2026-07-28"
+                ),
+                "sent as a JSON-RPC request to the client",
+            );
+            if !rmcp {
+                d.help(WIRE_HELP);
+            }
+        }
+    }
 }
 
 fn is_server_list_roots(path: &syn::Path) -> bool {
@@ -299,31 +322,9 @@ fn report_spelling(cx: &mut Cx, range: Range<usize>, name: &str, has_args: bool)
 /// The `"roots/list"` literal an expression stands for (`"roots/list"`, `"roots/list".into()`,
 /// or a path to a const of this file holding it): its range, and the const's literal if any.
 fn method_value(cx: &Cx, expr: &Expr) -> Option<(Range<usize>, Option<Range<usize>>)> {
-    if let Some((value, range)) = str_value(cx, expr) {
-        // The raw text must spell the method too: trigger words see bytes, not unescaped values.
-        return (value == METHOD && cx.text(range.clone()).contains(METHOD)).then_some((range, None));
-    }
-    let path = match expr {
-        Expr::Path(p) => &p.path,
-        Expr::Reference(r) => return method_value(cx, &r.expr),
-        Expr::MethodCall(m)
-            if m.args.is_empty() && matches!(m.method.to_string().as_str(), "to_string" | "into" | "to_owned") =>
-        {
-            return method_value(cx, &m.receiver);
-        }
-        _ => return None,
-    };
-    let name = path.segments.last()?.ident.to_string();
-    let defined = const_literal(cx, &name)?;
-    Some((cx.node_range(expr), Some(defined)))
-}
-
-/// The literal of a `const`/`static` of this Rust file named `name` whose value is `"roots/list"`.
-fn const_literal(cx: &Cx, name: &str) -> Option<Range<usize>> {
-    if cx.origin != Origin::Rust {
-        return None;
-    }
-    cx.state_ref::<FileFacts>()?.consts.iter().find(|(n, _)| n == name).map(|(_, r)| r.clone())
+    let consts = cx.state_ref::<FileFacts>().map_or(&[][..], |f| &f.consts[..]);
+    let (value, range, defined) = resolve_str(cx, expr, consts)?;
+    (value == METHOD).then_some((range, defined))
 }
 
 /// Arguments of a request-sending call: the `"roots/list"` method string, or a `ListRootsRequest`
@@ -409,54 +410,6 @@ fn check_json_object(cx: &mut Cx, node: &JsonNode, path: &[Step]) {
     }
 }
 
-/// Consts holding `"roots/list"` and the names of functions the file defines, at any depth of
-/// modules, impls and traits (not inside function bodies).
-fn collect_facts(cx: &Cx, items: &[syn::Item], facts: &mut FileFacts) {
-    for item in items {
-        match item {
-            syn::Item::Const(c) => add_const(cx, &c.ident, &c.expr, facts),
-            syn::Item::Static(s) => add_const(cx, &s.ident, &s.expr, facts),
-            syn::Item::Fn(f) => facts.local_fns.push(f.sig.ident.to_string()),
-            syn::Item::Mod(m) => {
-                if let Some((_, items)) = &m.content {
-                    collect_facts(cx, items, facts);
-                }
-            }
-            syn::Item::Impl(i) => {
-                let client = i
-                    .trait_
-                    .as_ref()
-                    .and_then(|(_, p, _)| p.segments.last())
-                    .is_some_and(|s| s.ident.to_string().starts_with("ClientHandler"));
-                for it in &i.items {
-                    match it {
-                        syn::ImplItem::Const(c) => add_const(cx, &c.ident, &c.expr, facts),
-                        syn::ImplItem::Fn(f) if !client => facts.local_fns.push(f.sig.ident.to_string()),
-                        _ => {}
-                    }
-                }
-            }
-            syn::Item::Trait(t) => {
-                for it in &t.items {
-                    if let syn::TraitItem::Fn(f) = it {
-                        facts.local_fns.push(f.sig.ident.to_string());
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-fn add_const(cx: &Cx, ident: &syn::Ident, expr: &Expr, facts: &mut FileFacts) {
-    if let Some((value, range)) = str_value(cx, expr)
-        && value == METHOD
-        && cx.text(range.clone()).contains(METHOD)
-    {
-        facts.consts.push((ident.to_string(), range));
-    }
-}
-
 /// Walks one function body for macros whose bodies the engine's visitor cannot read as code, and
 /// scans their tokens. Nested items are left alone: the visitor offers them to `rust_fn` itself.
 struct MacroWalker<'c, 'a> {
@@ -528,7 +481,7 @@ fn scan_tokens(cx: &mut Cx, tokens: TokenStream) {
                             report_spelling(cx, range, &name, !args.is_empty());
                         }
                     }
-                    if SEND_VERBS.contains(&name.as_str()) && direction_fires(cx) {
+                    if REQUEST_VERBS.contains(&name.as_str()) && direction_fires(cx) {
                         for arg in &args {
                             if let Ok(expr) = syn::parse2::<Expr>(arg.iter().cloned().collect()) {
                                 check_send_args(cx, std::iter::once(&expr));

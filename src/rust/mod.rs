@@ -5,6 +5,8 @@
 pub mod macro_body;
 pub mod parse;
 pub mod recover;
+pub mod rejects;
+pub mod requests;
 pub mod simple_exprs;
 pub mod syntax;
 pub mod test_code;

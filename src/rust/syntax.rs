@@ -32,6 +32,11 @@ pub fn str_value(cx: &Cx, expr: &Expr) -> Option<(String, Range<usize>)> {
     }
 }
 
+/// The expression is `self`: a method called on it is the type's own, not an SDK's.
+pub fn is_self(expr: &Expr) -> bool {
+    matches!(expr, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("self"))
+}
+
 /// Whether `expr` is a path whose last segments are `tail` (`path_is(e, &["String", "from"])`).
 pub fn path_is(expr: &Expr, tail: &[&str]) -> bool {
     match expr {
