@@ -30,7 +30,9 @@ const STORE_METHODS: &[&str] =
 const SERVER_IMPL_ATTRS: &[&str] = &["tool_router", "tool_handler", "prompt_router", "prompt_handler"];
 
 pub fn file_facts(cx: &Cx, file: &syn::File, module: Vec<String>) -> FileFacts {
-    let mut e = Extract { cx, out: FileFacts { module: module.clone(), role: cx.file_role, ..Default::default() } };
+    let out = FileFacts { module: module.clone(), role: cx.file_role, ..Default::default() };
+    let roots = (super::roots::file_fields_seen(cx, file), super::roots::file_evidence(cx));
+    let mut e = Extract { cx, out, roots };
     e.items(&file.items, &module);
     e.out
 }
@@ -38,6 +40,8 @@ pub fn file_facts(cx: &Cx, file: &syn::File, module: Vec<String>) -> FileFacts {
 struct Extract<'c, 'a> {
     cx: &'c Cx<'a>,
     out: FileFacts,
+    /// The file's `self` fields that hold roots, and whether it has roots words (`roots`).
+    roots: (Vec<(String, super::flow::Elem)>, bool),
 }
 
 /// The impl around a method: its index and role.
@@ -201,6 +205,7 @@ impl Extract<'_, '_> {
             calls: Vec::new(),
             fields: Vec::new(),
             arms: Vec::new(),
+            roots: super::roots::fn_facts(self.cx, sig, body, &self.roots.0, self.roots.1),
         };
         let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new() };
         body_walk.visit_block(body);

@@ -32,7 +32,9 @@
 //! a name resolves to an item only through the module tree, never by its name alone.
 
 pub mod extract;
+pub mod flow;
 pub mod handlers;
+pub mod roots;
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
@@ -159,6 +161,8 @@ pub struct FnFact {
     pub fields: Vec<FieldAccess>,
     /// Arms of a dispatcher `match` on MCP method strings.
     pub arms: Vec<ArmFact>,
+    /// The client's roots in it (`roots::fn_facts`), if any.
+    pub roots: Option<Box<roots::RootsFacts>>,
 }
 
 #[derive(Debug, Clone)]
@@ -246,6 +250,7 @@ pub struct CrateModel {
     callees: Vec<OnceLock<Vec<(usize, FnId)>>>,
     callers: OnceLock<Vec<Vec<FnId>>>,
     handlers: Vec<Handler>,
+    roots: OnceLock<roots::RootsFlow>,
 }
 
 fn key(module: &[String], name: &str) -> String {
@@ -555,6 +560,12 @@ impl CrateModel {
             }
         }
         out
+    }
+
+    /// The client's roots across the crate: where roots lists are kept and returned, and every use
+    /// of them (`roots::RootsFlow`), resolved on the first ask.
+    pub fn roots(&self) -> &roots::RootsFlow {
+        self.roots.get_or_init(|| roots::RootsFlow::new(self))
     }
 
     /// The functions a handler's code calls directly: for an arm, the calls inside it; else every

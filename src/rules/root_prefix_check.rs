@@ -7,7 +7,7 @@
 //! through `..` and symlinks.
 //!
 //! What fires (never in client code or tests), one function body at a time with the roots flow
-//! of `first_root_as_workspace`:
+//! of `model::flow`:
 //! - `s.starts_with(x)`, and `s.strip_prefix(x)` tested as a check (`.is_some()`, `.ok_or(..)`, `?`,
 //!   `if let Some(..)`, `let … else`), where `s` is a string (an MCP `uri`, a `&str`
 //!   parameter, `p.to_str()`, `p.to_string_lossy()`, `p.display().to_string()`, `format!`) and
@@ -30,10 +30,8 @@ use syn::{BinOp, Expr, Lit};
 
 use crate::context::Impact;
 use crate::cx::Cx;
-use crate::rules::first_root_as_workspace::{
-    FileFacts, Flow, Kind, ROOTS_EVIDENCE, Sink, Walker, applies, base_of, compact, may_hold_roots, normalized,
-    root_fields, strip,
-};
+use crate::model::flow::{Flow, Kind, Sink, Walker, base_of, compact, normalized, strip};
+use crate::model::roots::{self, ROOTS_WORDS, may_hold_roots, server_code_with_roots};
 use crate::rules::{FnRef, Rule, RuleMeta};
 use crate::rust::macro_body::MacroBody;
 use crate::rust::syntax::{fn_text, method_call_range, text_may_mention};
@@ -44,7 +42,7 @@ static META: RuleMeta = RuleMeta {
     name: "root-prefix-check",
     summary: "Decides whether a path lies inside a root by string prefix (`/srv/app-evil` starts with `/srv/app`)",
     impact: Impact::Violation,
-    triggers: ROOTS_EVIDENCE,
+    triggers: &ROOTS_WORDS,
     json_triggers: &[],
     mcp_triggers: &[],
     help: Some(
@@ -62,14 +60,14 @@ impl Rule for RootPrefixCheck {
     }
 
     fn rust_file(&self, cx: &mut Cx, file: &syn::File) {
-        FileFacts::compute(cx, file);
+        roots::file_fields(cx, file);
     }
 
     fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
-        if !applies(cx, f, &[]) {
+        if !server_code_with_roots(cx, f.body, &[]) {
             return;
         }
-        let fields = root_fields(cx);
+        let fields = roots::known_fields(cx);
         // Every check is of a `starts_with` or `strip_prefix` call, named in the function's text, on
         // a string from a root or a path turned into a string (`to_str`, `to_string_lossy`,
         // `display`), or against a root's string: see `check`.
@@ -84,12 +82,12 @@ impl Rule for RootPrefixCheck {
         // first walk's).
         let before = cx.diagnostics.len();
         let mut sink = PrefixCheck { cx, body: f.body, terminated: None, guarded: None, needs_guards: false };
-        Walker::run(f, fields.clone(), &mut sink);
+        Walker::walk(f.sig, f.body, fields.clone(), &mut sink);
         if sink.needs_guards {
             cx.diagnostics.truncate(before);
             let mut sink =
                 PrefixCheck { cx, body: f.body, terminated: None, guarded: Some(HashSet::new()), needs_guards: false };
-            Walker::run(f, fields, &mut sink);
+            Walker::walk(f.sig, f.body, fields, &mut sink);
         }
     }
 }
