@@ -664,7 +664,8 @@ fn len_receiver(e: &Expr) -> Option<&Expr> {
 pub enum Via {
     /// The function itself shows it (type, `roots` field, name, in a file with roots words).
     Local,
-    /// A `self` place that `writer` fills with roots (maybe in another file).
+    /// The `self` place read (`["inner", "folders"]`), which `writer` fills with roots (maybe in
+    /// another file, maybe as the field of a struct the place holds).
     Field { path: Vec<String>, writer: FnId },
     /// What `helper` returns.
     Helper(FnId),
@@ -746,11 +747,14 @@ impl RootsFlow {
         match source {
             SourceFact::Field(path) => {
                 let owner = model.owner(id)?;
-                let (ty, path) = normalize(model, owner, path);
-                self.places
+                let (ty, place) = normalize(model, owner, path);
+                // The place read, or a place under it (`self.cache.roots` filled, `self.cache` read
+                // is not the roots).
+                let (_, _, writer) = self
+                    .places
                     .iter()
-                    .find(|(t, p, _)| *t == ty && p.len() <= path.len() && path[..p.len()] == p[..])
-                    .map(|(_, p, writer)| Via::Field { path: p.clone(), writer: *writer })
+                    .find(|(t, p, _)| *t == ty && p.len() <= place.len() && place[..p.len()] == p[..])?;
+                Some(Via::Field { path: path.clone(), writer: *writer })
             }
             SourceFact::Call(range) => {
                 let f = model.func(id);
@@ -836,4 +840,62 @@ fn innermost(ty: &str) -> &str {
     }
     t = t.split('<').next().unwrap_or(t);
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model_of(files: &[(&str, &str)]) -> CrateModel {
+        let facts = files
+            .iter()
+            .map(|(path, text)| {
+                let parsed = crate::rust::parse::parse_rust(text).unwrap();
+                let file = crate::source::SourceFile::new(path.into(), path.to_string(), text.to_string());
+                let ctx = crate::context::CrateContext::default();
+                let cx = crate::cx::Cx::new(&file, &ctx, crate::cx::Origin::Rust);
+                let module = super::super::module_of(std::path::Path::new(path));
+                let facts = super::super::extract::file_facts(&cx, &parsed.file, module);
+                proc_macro2::extra::invalidate_current_thread_spans();
+                facts
+            })
+            .collect();
+        CrateModel::new(facts)
+    }
+
+    /// (function, purpose, shown, how) of every resolved use.
+    fn uses(model: &CrateModel) -> Vec<(String, Purpose, String, Via)> {
+        let flow = model.roots();
+        flow.uses(model)
+            .map(|u| (model.func(u.fn_).name.clone(), u.use_.purpose, u.use_.shown.clone(), u.via))
+            .collect()
+    }
+
+    #[test]
+    fn a_place_filled_in_one_file_and_read_in_another() {
+        let model = model_of(&[
+            (
+                "src/state.rs",
+                "pub struct Inner { dirs: RwLock<Vec<PathBuf>> }\n\
+                 impl Inner { async fn learn(&self, peer: &Peer<RoleServer>) {\n\
+                 let listed = peer.list_roots().await.unwrap();\n\
+                 *self.dirs.write().unwrap() = listed.roots.iter().map(|r| PathBuf::from(&r.uri)).collect();\n\
+                 } }\n",
+            ),
+            (
+                "src/guard.rs",
+                "use crate::state::Inner;\n\
+                 impl Inner { fn main_dir(&self, p: &Path) -> bool {\n\
+                 let allowed = self.dirs.read().unwrap();\n\
+                 match allowed.first() { Some(d) => p.starts_with(d), None => false }\n\
+                 } }\n",
+            ),
+        ]);
+        let found = uses(&model);
+        assert!(
+            found.iter().any(|(f, p, s, _)| f == "main_dir" && *p == Purpose::First && s == "first()"),
+            "{found:?}\n{:#?}",
+            model.files.iter().flat_map(|f| f.fns.iter().map(|g| (&g.name, &g.roots))).collect::<Vec<_>>()
+        );
+    }
 }
