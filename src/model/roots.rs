@@ -482,9 +482,11 @@ impl Uses<'_, '_, '_> {
             if let Some(k) = flow.kind_of(&m.receiver).filter(|k| k.is_list()) {
                 self.record(Purpose::Containment, k, method_call_range(self.cx, m), &m.receiver);
             }
-        } else if !STD_METHODS.contains(&name.as_str())
-            && !(flow::is_self(&m.receiver) && STORE_METHODS.contains(&name.as_str()))
-        {
+        } else {
+            let stores_into_self = flow::is_self(&m.receiver) && STORE_METHODS.contains(&name.as_str());
+            if STD_METHODS.contains(&name.as_str()) || stores_into_self {
+                return;
+            }
             self.passed_on(flow, &m.args.iter().collect::<Vec<_>>(), method_call_range(self.cx, m));
         }
     }
