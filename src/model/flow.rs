@@ -1098,3 +1098,56 @@ pub(crate) fn compact(text: &str) -> String {
 pub(crate) fn normalized(e: &Expr) -> String {
     quote::ToTokens::to_token_stream(base_of(e)).to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Elem, Kind};
+
+    /// `name_kind` reads the parts of a name without case, as the lowercased parts it replaced.
+    #[test]
+    fn name_kind_reads_parts_without_case() {
+        fn by_lowercase(name: &str) -> Option<Kind> {
+            let lower = name.to_ascii_lowercase();
+            let parts: Vec<&str> = lower.split('_').filter(|p| !p.is_empty()).collect();
+            let has = |w: &str| parts.contains(&w);
+            if has("roots") {
+                return Some(Kind::List(Elem::Root));
+            }
+            if has("root") {
+                if ["uri", "url", "str", "string", "prefix"].iter().any(|w| has(w)) {
+                    return Some(Kind::RootStr);
+                }
+                return Some(Kind::RootNamed);
+            }
+            if has("uri") || matches!(parts.last(), Some(&"str") | Some(&"string")) {
+                return Some(Kind::Str);
+            }
+            None
+        }
+        let names = [
+            "roots",
+            "ROOTS",
+            "client_Roots",
+            "root",
+            "Root_Uri",
+            "workspace_root",
+            "root_dir",
+            "rootdir",
+            "uri",
+            "URI_",
+            "base_str",
+            "name_STRING__",
+            "_str_",
+            "str",
+            "strs",
+            "x",
+            "",
+            "_",
+            "__root__",
+            "Ürl_root",
+        ];
+        for n in names {
+            assert_eq!(super::name_kind(n), by_lowercase(n), "{n}");
+        }
+    }
+}

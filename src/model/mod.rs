@@ -627,10 +627,11 @@ pub fn module_of(relative: &std::path::Path) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn model_of(files: &[(&str, &str)]) -> CrateModel {
+    /// The model of files given as (path in the crate, text).
+    pub(crate) fn model_of(files: &[(&str, &str)]) -> CrateModel {
         let facts = files
             .iter()
             .map(|(path, text)| {

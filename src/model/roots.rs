@@ -847,23 +847,7 @@ fn innermost(ty: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn model_of(files: &[(&str, &str)]) -> CrateModel {
-        let facts = files
-            .iter()
-            .map(|(path, text)| {
-                let parsed = crate::rust::parse::parse_rust(text).unwrap();
-                let file = crate::source::SourceFile::new(path.into(), path.to_string(), text.to_string());
-                let ctx = crate::context::CrateContext::default();
-                let cx = crate::cx::Cx::new(&file, &ctx, crate::cx::Origin::Rust);
-                let module = super::super::module_of(std::path::Path::new(path));
-                let facts = super::super::extract::file_facts(&cx, &parsed.file, module);
-                proc_macro2::extra::invalidate_current_thread_spans();
-                facts
-            })
-            .collect();
-        CrateModel::new(facts)
-    }
+    use crate::model::tests::model_of;
 
     /// (function, purpose, shown, how) of every resolved use.
     fn uses(model: &CrateModel) -> Vec<(String, Purpose, String, Via)> {

@@ -108,7 +108,6 @@ impl Rule for FirstRootAsWorkspace {
 #[cfg(test)]
 mod tests {
     use crate::engine::check_text;
-    use crate::model::flow::{Elem, Kind};
 
     /// The text of this rule's findings in a standalone Rust file.
     fn check(text: &str) -> Vec<String> {
@@ -194,54 +193,6 @@ mod tests {
              fn c(MY_ROOTS: Vec<String>) {{ let x = MY_ROOTS.first(); }}\n"
         );
         assert_eq!(check(&text), ["first()", "v[\"r\\x6fots\"][0]", "first()"]);
-    }
-
-    /// `name_kind` reads the parts of a name without case, as the lowercased parts it replaced.
-    #[test]
-    fn name_kind_reads_parts_without_case() {
-        fn by_lowercase(name: &str) -> Option<Kind> {
-            let lower = name.to_ascii_lowercase();
-            let parts: Vec<&str> = lower.split('_').filter(|p| !p.is_empty()).collect();
-            let has = |w: &str| parts.contains(&w);
-            if has("roots") {
-                return Some(Kind::List(Elem::Root));
-            }
-            if has("root") {
-                if ["uri", "url", "str", "string", "prefix"].iter().any(|w| has(w)) {
-                    return Some(Kind::RootStr);
-                }
-                return Some(Kind::RootNamed);
-            }
-            if has("uri") || matches!(parts.last(), Some(&"str") | Some(&"string")) {
-                return Some(Kind::Str);
-            }
-            None
-        }
-        let names = [
-            "roots",
-            "ROOTS",
-            "client_Roots",
-            "root",
-            "Root_Uri",
-            "workspace_root",
-            "root_dir",
-            "rootdir",
-            "uri",
-            "URI_",
-            "base_str",
-            "name_STRING__",
-            "_str_",
-            "str",
-            "strs",
-            "x",
-            "",
-            "_",
-            "__root__",
-            "Ürl_root",
-        ];
-        for n in names {
-            assert_eq!(crate::model::flow::name_kind(n), by_lowercase(n), "{n}");
-        }
     }
 
     #[test]
