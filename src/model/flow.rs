@@ -482,7 +482,9 @@ impl Flow {
             return self.source(|| Some(SourceRef::Call(m.method.span(), close)));
         }
         let rk = self.kind_of(&m.receiver);
-        if TRANSPARENT.contains(&name) && !(name == "filter" && m.args.is_empty()) {
+        // `OnceCell::get()`, `OnceLock::get()`: the cell's value (`get(0)` picks an element).
+        let cell_get = name == "get" && m.args.is_empty();
+        if TRANSPARENT.contains(&name) && !(name == "filter" && m.args.is_empty()) || cell_get {
             return rk;
         }
         match name {

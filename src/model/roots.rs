@@ -483,7 +483,7 @@ impl Uses<'_, '_, '_> {
                 self.record(Purpose::Containment, k, method_call_range(self.cx, m), &m.receiver);
             }
         } else {
-            let stores_into_self = flow::is_self(&m.receiver) && STORE_METHODS.contains(&name.as_str());
+            let stores_into_self = STORE_METHODS.contains(&name.as_str()) && flow::self_path(&m.receiver).is_some();
             if STD_METHODS.contains(&name.as_str()) || stores_into_self {
                 return;
             }
@@ -883,5 +883,81 @@ mod tests {
             "{found:?}\n{:#?}",
             model.files.iter().flat_map(|f| f.fns.iter().map(|g| (&g.name, &g.roots))).collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn helpers_that_return_roots_through_try_let_else_and_once_cells() {
+        let model = model_of(&[
+            (
+                "src/roots.rs",
+                "use rmcp::model::ListRootsResult;\n\
+                 pub struct S { cache: OnceCell<Vec<PathBuf>> }\n\
+                 impl S {\n\
+                 async fn listed(&self, peer: &Peer<RoleServer>) -> Result<Vec<Root>, Error> {\n\
+                     let listed = peer.list_roots().await?;\n\
+                     Ok(listed.roots)\n\
+                 }\n\
+                 async fn fill(&self, peer: &Peer<RoleServer>) {\n\
+                     if let Ok(listed) = peer.list_roots().await {\n\
+                         let _ = self.cache.set(listed.roots.iter().map(|r| PathBuf::from(&r.uri)).collect());\n\
+                     }\n\
+                 }\n\
+                 fn cached(&self) -> Vec<PathBuf> {\n\
+                     let Some(dirs) = self.cache.get() else { return Vec::new() };\n\
+                     dirs.clone()\n\
+                 }\n\
+                 }\n",
+            ),
+            (
+                "src/tools.rs",
+                "use crate::roots::S;\n\
+                 impl S {\n\
+                 async fn a(&self, peer: &Peer<RoleServer>) { let d = self.listed(peer).await.unwrap(); let x = d.first(); }\n\
+                 fn b(&self) { let w = self.cached().get(0).cloned(); }\n\
+                 fn c(&self) { let n = self.cached().len(); }\n\
+                 }\n",
+            ),
+        ]);
+        let found = uses(&model);
+        let picks: Vec<(&str, &str)> =
+            found.iter().filter(|u| u.1 == Purpose::First).map(|(f, _, s, _)| (f.as_str(), s.as_str())).collect();
+        assert_eq!(picks, [("a", "first()"), ("b", "get(0)")], "{found:?}");
+        let flow = model.roots();
+        let cached = model.fn_by_path(&["roots", "S", "cached"]).unwrap();
+        assert!(flow.returns_roots(cached));
+        assert!(found.iter().any(|(f, _, _, via)| f == "b" && *via == Via::Helper(cached)));
+    }
+
+    #[test]
+    fn purposes_for_a_migration() {
+        let model = model_of(&[(
+            "src/lib.rs",
+            "use rmcp::model::ListRootsResult;\n\
+             fn workdir(listed: ListRootsResult) { let root = listed.roots.first().unwrap(); let p = PathBuf::from(&root.uri).join(\"Cargo.toml\"); }\n\
+             fn sandbox(listed: ListRootsResult, p: &Path) -> bool { listed.roots.iter().any(|r| p.starts_with(&r.uri)) }\n\
+             fn hand_over(listed: ListRootsResult, plugins: &Plugins) { plugins.configure(listed.roots); }\n\
+             fn nothing(listed: ListRootsResult) -> usize { listed.roots.len() }\n",
+        )]);
+        let flow = model.roots();
+        let purpose = |name: &str| flow.purpose(&model, model.fn_by_path(&[name]).unwrap());
+        assert_eq!(purpose("workdir"), RootsPurpose::WorkingDir);
+        assert_eq!(purpose("sandbox"), RootsPurpose::AllowList);
+        assert_eq!(purpose("hand_over"), RootsPurpose::PassedOn);
+        assert_eq!(purpose("nothing"), RootsPurpose::Unknown);
+    }
+
+    /// A list the crate never fills with roots, and a helper of another crate, stay unknown.
+    #[test]
+    fn unknown_places_and_helpers_are_not_roots() {
+        let model = model_of(&[(
+            "src/lib.rs",
+            "use rmcp::model::ListRootsResult;\n\
+             struct S { dirs: Vec<PathBuf> }\n\
+             impl S {\n\
+             fn new(args: Args) -> S { S { dirs: args.dirs } }\n\
+             fn a(&self) { let d = self.dirs.first(); let e = other_crate::folders().first(); }\n\
+             }\n",
+        )]);
+        assert!(uses(&model).iter().all(|u| u.1 != Purpose::First), "{:?}", uses(&model));
     }
 }
