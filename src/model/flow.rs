@@ -319,6 +319,17 @@ impl Flow {
     }
 
     fn bind_typed(&mut self, pat: &Pat, ty: &Type, kind: Option<Kind>) {
+        // `Parameters(path): Parameters<String>`: the wrapper's field has the wrapper's argument type.
+        if let Pat::TupleStruct(ts) = strip_pat(pat)
+            && ts.elems.len() == 1
+            && let Type::Path(tp) = ty
+            && let (Some(pat_seg), Some(ty_seg)) = (ts.path.segments.last(), tp.path.segments.last())
+            && pat_seg.ident == ty_seg.ident
+            && let syn::PathArguments::AngleBracketed(args) = &ty_seg.arguments
+            && let Some(syn::GenericArgument::Type(inner)) = args.args.first()
+        {
+            return self.bind_typed(&ts.elems[0], inner, kind);
+        }
         let Pat::Ident(p) = strip_pat(pat) else { return self.bind_pat(pat, kind) };
         let name = p.ident.to_string();
         let by_name = name_kind(&name);
@@ -536,6 +547,7 @@ impl Flow {
             // `String::as_str`, `Value::as_str`, `Url::as_str`, `Display::to_string`: a string.
             "as_str" | "to_string" => match rk {
                 Some(Kind::RootNamed) => Some(Kind::RootStr),
+                Some(Kind::SourceItem(i)) => Some(Kind::SourceItem(i)),
                 Some(Kind::List(_) | Kind::Root) => None,
                 Some(k) if k.is_str() => Some(k),
                 _ => Some(Kind::Str),
@@ -655,6 +667,19 @@ impl Flow {
         }
         false
     }
+}
+
+/// A `'/'`, `"/"`, `'\\'`, `MAIN_SEPARATOR` or `is_separator` in the tokens: a prefix check that
+/// also tests the directory boundary.
+pub(crate) fn mentions_separator(tokens: &TokenStream) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        TokenTree::Literal(l) => matches!(l.to_string().as_str(), "'/'" | "\"/\"" | "'\\\\'" | "\"\\\\\""),
+        TokenTree::Ident(i) => {
+            matches!(i.to_string().as_str(), "MAIN_SEPARATOR" | "MAIN_SEPARATOR_STR" | "is_separator")
+        }
+        TokenTree::Group(g) => mentions_separator(&g.stream()),
+        _ => false,
+    })
 }
 
 /// Two kinds a value may have (two arms, two branches): the one known, or the same.

@@ -290,6 +290,10 @@ pub struct RootsUse {
     /// The list's own range (a label), and the use's text, compacted.
     pub list_range: Range<usize>,
     pub shown: String,
+    /// For a `Containment` by `starts_with` / `strip_prefix`: the receiver is a string, and the
+    /// function tests a path separator somewhere (a boundary check may complete the prefix).
+    pub string_prefix: bool,
+    pub separator_tested: bool,
 }
 
 /// The roots facts of one function.
@@ -335,6 +339,7 @@ pub fn fn_facts(
         stores: Stores { cx, out: Vec::new() },
         len_checked: None,
         emptiness_tests: HashSet::new(),
+        separator_tested: None,
     };
     let sources = Walker::walk_tracking(sig, body, fields.to_vec(), &mut sink);
     let mut out = sink.out;
@@ -370,6 +375,8 @@ struct Uses<'c, 'a, 'f> {
     len_checked: Option<HashSet<String>>,
     /// Ranges of picks that are only tested for presence (`roots.first().is_some()`).
     emptiness_tests: HashSet<(usize, usize)>,
+    /// Whether the body mentions a path separator, read on the first string prefix check.
+    separator_tested: Option<bool>,
 }
 
 /// Methods whose receiver is a working directory (`root.join(p)`, `dir.read_dir()`).
@@ -408,7 +415,8 @@ impl Uses<'_, '_, '_> {
     fn record(&mut self, purpose: Purpose, of: Kind, range: Range<usize>, list: &Expr) {
         let list_range = self.cx.node_range(base_of(list));
         let shown = flow::compact(self.cx.text(range.clone()));
-        self.out.uses.push(RootsUse { purpose, of, range, list_range, shown });
+        let (string_prefix, separator_tested) = (false, false);
+        self.out.uses.push(RootsUse { purpose, of, range, list_range, shown, string_prefix, separator_tested });
     }
 
     fn checked(&mut self, list: &Expr) -> bool {
@@ -477,6 +485,14 @@ impl Uses<'_, '_, '_> {
             let (rk, ak) = (flow.kind_of(&m.receiver), flow.kind_of(&m.args[0]));
             if let Some(k) = Self::rooted_item(ak).or(Self::rooted_item(rk)) {
                 self.record(Purpose::Containment, k, method_call_range(self.cx, m), &m.args[0]);
+                if rk.is_some_and(Kind::is_str) {
+                    let body = self.body;
+                    let tested = *self
+                        .separator_tested
+                        .get_or_insert_with(|| flow::mentions_separator(&quote::ToTokens::to_token_stream(body)));
+                    let u = self.out.uses.last_mut().expect("just recorded");
+                    (u.string_prefix, u.separator_tested) = (true, tested);
+                }
             }
         } else if name == "contains" && m.args.len() == 1 {
             if let Some(k) = flow.kind_of(&m.receiver).filter(|k| k.is_list()) {
@@ -679,6 +695,8 @@ pub struct ResolvedUse<'m> {
     pub fn_: FnId,
     pub use_: &'m RootsUse,
     pub via: Via,
+    /// What the list's elements are (`Elem::Str` for URIs or strings cut from them).
+    pub elem: Elem,
 }
 
 /// What a function does with the roots it holds, for a migration to choose from (issue #17).
@@ -698,10 +716,10 @@ pub enum RootsPurpose {
 /// The crate's roots flow, resolved once (`CrateModel::roots`).
 #[derive(Debug, Default)]
 pub struct RootsFlow {
-    /// (normalized place, the function that fills it with roots).
-    places: Vec<(TypeKey, Vec<String>, FnId)>,
-    /// Functions that return a roots list.
-    returning: HashSet<FnId>,
+    /// (normalized place, the function that fills it with roots, the list's elements).
+    places: Vec<(TypeKey, Vec<String>, FnId, Elem)>,
+    /// Functions that return a roots list, with its elements.
+    returning: HashMap<FnId, Elem>,
 }
 
 const DEPTH: usize = 6;
@@ -717,19 +735,19 @@ impl RootsFlow {
                 let Some(facts) = model.func(id).roots.as_deref() else { continue };
                 for (path, kind) in &facts.stores {
                     let Some(owner) = model.owner(id) else { continue };
-                    if flow.kind_is_roots(model, id, facts, *kind).is_some() {
+                    if let Some((_, elem)) = flow.resolve(model, id, facts, *kind) {
                         let (ty, path) = normalize(model, owner, path);
-                        if !flow.places.iter().any(|(t, p, _)| *t == ty && *p == path) {
-                            flow.places.push((ty, path, id));
+                        if !flow.places.iter().any(|(t, p, _, _)| *t == ty && *p == path) {
+                            flow.places.push((ty, path, id, elem));
                             changed = true;
                         }
                     }
                 }
                 if let Some(k) = facts.returns
-                    && !flow.returning.contains(&id)
-                    && flow.kind_is_roots(model, id, facts, k).is_some()
+                    && !flow.returning.contains_key(&id)
+                    && let Some((_, elem)) = flow.resolve(model, id, facts, k)
                 {
-                    flow.returning.insert(id);
+                    flow.returning.insert(id, elem);
                     changed = true;
                 }
             }
@@ -740,10 +758,18 @@ impl RootsFlow {
         flow
     }
 
-    /// Whether a list of `kind` in function `id` is the client's roots, and how it is known.
-    fn kind_is_roots(&self, model: &CrateModel, id: FnId, facts: &RootsFacts, kind: Kind) -> Option<Via> {
+    /// Whether a list (or root) of `kind` in function `id` is the client's roots, how it is known,
+    /// and what its elements are.
+    fn resolve(&self, model: &CrateModel, id: FnId, facts: &RootsFacts, kind: Kind) -> Option<(Via, Elem)> {
         if kind.rooted() {
-            return facts.evidence.then_some(Via::Local);
+            let elem = match kind {
+                Kind::List(e) => e,
+                Kind::Root => Elem::Root,
+                Kind::RootStr => Elem::Str,
+                Kind::RootPath => Elem::Path,
+                _ => Elem::Other,
+            };
+            return facts.evidence.then_some((Via::Local, elem));
         }
         let source = facts.sources.get(kind.source()? as usize)?;
         match source {
@@ -752,11 +778,11 @@ impl RootsFlow {
                 let (ty, place) = normalize(model, owner, path);
                 // The place read, or a place under it (`self.cache.roots` filled, `self.cache` read
                 // is not the roots).
-                let (_, _, writer) = self
+                let (_, _, writer, elem) = self
                     .places
                     .iter()
-                    .find(|(t, p, _)| *t == ty && p.len() <= place.len() && place[..p.len()] == p[..])?;
-                Some(Via::Field { path: path.clone(), writer: *writer })
+                    .find(|(t, p, _, _)| *t == ty && p.len() <= place.len() && place[..p.len()] == p[..])?;
+                Some((Via::Field { path: path.clone(), writer: *writer }, *elem))
             }
             SourceFact::Call(range) => {
                 let f = model.func(id);
@@ -764,8 +790,9 @@ impl RootsFlow {
                 let callees: Vec<FnId> =
                     model.callees_of(id).iter().filter(|(i, _)| *i == index).map(|(_, to)| *to).collect();
                 // Every function the call may reach returns roots.
-                (!callees.is_empty() && callees.iter().all(|c| self.returning.contains(c)))
-                    .then(|| Via::Helper(callees[0]))
+                let elems: Vec<Elem> = callees.iter().filter_map(|c| self.returning.get(c).copied()).collect();
+                let elem = if elems.iter().all(|e| *e == elems[0]) { elems.first().copied()? } else { Elem::Other };
+                (!callees.is_empty() && elems.len() == callees.len()).then(|| (Via::Helper(callees[0]), elem))
             }
         }
     }
@@ -777,8 +804,8 @@ impl RootsFlow {
             let facts = model.func(id).roots.as_deref();
             facts.into_iter().flat_map(move |facts| {
                 facts.uses.iter().filter_map(move |u| {
-                    let via = self.kind_is_roots(model, id, facts, u.of)?;
-                    Some(ResolvedUse { fn_: id, use_: u, via })
+                    let (via, elem) = self.resolve(model, id, facts, u.of)?;
+                    Some(ResolvedUse { fn_: id, use_: u, via, elem })
                 })
             })
         })
@@ -786,12 +813,13 @@ impl RootsFlow {
 
     /// Whether `id` returns the client's roots.
     pub fn returns_roots(&self, id: FnId) -> bool {
-        self.returning.contains(&id)
+        self.returning.contains_key(&id)
     }
 
-    /// The functions that fill a place of `owner` with roots, by its normalized path.
-    pub fn writers(&self) -> impl Iterator<Item = (&TypeKey, &[String], FnId)> {
-        self.places.iter().map(|(t, p, f)| (t, p.as_slice(), *f))
+    /// The places filled with roots (type, path as seen from the deepest struct), and the function
+    /// that fills each.
+    pub fn places(&self) -> impl Iterator<Item = (&TypeKey, &[String], FnId)> {
+        self.places.iter().map(|(t, p, f, _)| (t, p.as_slice(), *f))
     }
 
     /// What a function does with the roots it uses: working directory, allow-list, passed on, or
