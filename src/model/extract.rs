@@ -32,7 +32,8 @@ const SERVER_IMPL_ATTRS: &[&str] = &["tool_router", "tool_handler", "prompt_rout
 pub fn file_facts(cx: &Cx, file: &syn::File, module: Vec<String>) -> FileFacts {
     let state = super::request_state::file_state(cx);
     let out = FileFacts { module: module.clone(), role: cx.file_role, ..Default::default() };
-    let mut e = Extract { cx, out, state };
+    let roots = (super::roots::file_fields_seen(cx, file), super::roots::file_evidence(cx));
+    let mut e = Extract { cx, out, state, roots };
     e.items(&file.items, &module);
     e.out
 }
@@ -42,6 +43,8 @@ struct Extract<'c, 'a> {
     out: FileFacts,
     /// What `request_state::value_facts` needs of the file, when it mentions `requestState`.
     state: Option<super::request_state::FileState>,
+    /// The file's `self` fields that hold roots, and whether it has roots words (`roots`).
+    roots: (Vec<(String, super::flow::Elem)>, bool),
 }
 
 /// The impl around a method: its index and role.
@@ -221,6 +224,7 @@ impl Extract<'_, '_> {
             list_changed: Vec::new(),
             values: super::request_state::value_facts(self.cx, sig, body, self.state),
             request_method_params: 0,
+            roots: super::roots::fn_facts(self.cx, sig, body, &self.roots.0, self.roots.1),
         };
         let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new(), locals };
         body_walk.visit_block(body);

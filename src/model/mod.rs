@@ -41,9 +41,11 @@
 //! a name resolves to an item only through the module tree, never by its name alone.
 
 pub mod extract;
+pub mod flow;
 pub mod handlers;
 pub mod request_state;
 pub mod requests;
+pub mod roots;
 pub mod state;
 
 use std::collections::{HashMap, HashSet};
@@ -188,6 +190,8 @@ pub struct FnFact {
     /// Parameters (bits as in `Origins::params`) that the body makes the `method` of a JSON-RPC
     /// request it builds or sends (see `requests`).
     pub request_method_params: u32,
+    /// The client's roots in it (`roots::fn_facts`), if any.
+    pub roots: Option<Box<roots::RootsFacts>>,
 }
 
 #[derive(Debug, Clone)]
@@ -317,6 +321,7 @@ pub struct CrateModel {
     handlers: Vec<Handler>,
     /// `requests::request_method_params` of every function, computed on first use.
     method_params: OnceLock<Vec<u32>>,
+    roots: OnceLock<roots::RootsFlow>,
 }
 
 fn key(module: &[String], name: &str) -> String {
@@ -633,6 +638,12 @@ impl CrateModel {
         out
     }
 
+    /// The client's roots across the crate: where roots lists are kept and returned, and every use
+    /// of them (`roots::RootsFlow`), resolved on the first ask.
+    pub fn roots(&self) -> &roots::RootsFlow {
+        self.roots.get_or_init(|| roots::RootsFlow::new(self))
+    }
+
     /// The functions a handler's code calls directly: for an arm, the calls inside it; else every
     /// call of the function.
     pub fn handler_callees(&self, h: &Handler) -> Vec<(usize, FnId)> {
@@ -692,9 +703,10 @@ pub fn module_of(relative: &std::path::Path) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
+    /// The model of files given as (path in the crate, text).
     pub(crate) fn model_of(files: &[(&str, &str)]) -> CrateModel {
         let facts = files
             .iter()

@@ -7,7 +7,7 @@
 //! through `..` and symlinks.
 //!
 //! What fires (never in client code or tests), one function body at a time with the roots flow
-//! of `first_root_as_workspace`:
+//! of `model::flow`:
 //! - `s.starts_with(x)`, and `s.strip_prefix(x)` tested as a check (`.is_some()`, `.ok_or(..)`, `?`,
 //!   `if let Some(..)`, `let … else`), where `s` is a string (an MCP `uri`, a `&str`
 //!   parameter, `p.to_str()`, `p.to_string_lossy()`, `p.display().to_string()`, `format!`) and
@@ -24,27 +24,31 @@ use std::collections::HashSet;
 use std::ops::Range;
 use std::rc::Rc;
 
-use proc_macro2::{TokenStream, TokenTree};
+use proc_macro2::TokenTree;
 use syn::visit::Visit;
 use syn::{BinOp, Expr, Lit};
 
-use crate::context::Impact;
-use crate::cx::Cx;
-use crate::rules::first_root_as_workspace::{
-    FileFacts, Flow, Kind, ROOTS_EVIDENCE, Sink, Walker, applies, base_of, compact, may_hold_roots, normalized,
-    root_fields, strip,
-};
-use crate::rules::{FnRef, Rule, RuleMeta};
+use crate::context::{Impact, Role};
+use crate::cx::{CrateCx, Cx};
+use crate::model::CrateModel;
+use crate::model::flow::Elem;
+use crate::model::flow::{Flow, Kind, Sink, Walker, base_of, compact, mentions_separator, normalized, strip};
+use crate::model::roots::{self, Purpose, ROOTS_WORDS, Via, may_hold_roots, server_code_with_roots};
+use crate::rules::{FnRef, Rule, RuleMeta, concat_words};
 use crate::rust::macro_body::MacroBody;
 use crate::rust::syntax::{fn_text, method_call_range, text_may_mention};
 
 pub struct RootPrefixCheck;
 
+/// The roots words, and the words of server code that may check paths against roots another file
+/// stored (the crate model holds only the files some word of the rule selects).
+const TRIGGERS: &[&str] = &concat_words::<13, 3, 16>(ROOTS_WORDS, ["RoleServer", "tool_router", "ServerHandler"]);
+
 static META: RuleMeta = RuleMeta {
     name: "root-prefix-check",
     summary: "Decides whether a path lies inside a root by string prefix (`/srv/app-evil` starts with `/srv/app`)",
     impact: Impact::Violation,
-    triggers: ROOTS_EVIDENCE,
+    triggers: TRIGGERS,
     json_triggers: &[],
     mcp_triggers: &[],
     help: Some(
@@ -62,14 +66,56 @@ impl Rule for RootPrefixCheck {
     }
 
     fn rust_file(&self, cx: &mut Cx, file: &syn::File) {
-        FileFacts::compute(cx, file);
+        roots::file_fields(cx, file);
+    }
+
+    fn uses_model(&self) -> bool {
+        true
+    }
+
+    /// The checks `rust_fn` cannot see: against the elements of a roots list another function
+    /// keeps (a `self` place, maybe in another file) or returns, when those are strings (URIs or
+    /// strings cut from them) and the receiver is a string too. A function that tests a separator
+    /// anywhere is left alone (it may complete the check).
+    fn rust_crate(&self, cx: &mut CrateCx, model: &CrateModel) {
+        let flow = model.roots();
+        for u in flow.uses(model) {
+            let facts = model.func(u.fn_).roots.as_deref();
+            if u.use_.purpose != Purpose::Containment
+                || !u.use_.string_prefix
+                || u.use_.separator_tested
+                || u.via == Via::Local
+                || u.elem != Elem::Str
+                || model.role(u.fn_) == Role::Client
+                || facts.is_some_and(|f| f.test)
+            {
+                continue;
+            }
+            let shown = &u.use_.shown;
+            let from = match &u.via {
+                Via::Field { path, .. } => format!("`self.{}`", path.join(".")),
+                Via::Helper(h) => format!("what `{}` returns", model.func(*h).name),
+                Via::Local => continue,
+            };
+            let message = format!(
+                "`{shown}` decides whether a path lies inside a root by string prefix (the roots of {from}, as \
+                 strings): `/srv/app-evil` starts with `/srv/app`, so a path outside passes the check"
+            );
+            cx.report(
+                &META,
+                model.file_of(u.fn_),
+                u.use_.range.clone(),
+                message,
+                "string prefix, not a directory boundary",
+            );
+        }
     }
 
     fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
-        if !applies(cx, f, &[]) {
+        if !server_code_with_roots(cx, f.body, &[]) {
             return;
         }
-        let fields = root_fields(cx);
+        let fields = roots::known_fields(cx);
         // Every check is of a `starts_with` or `strip_prefix` call, named in the function's text, on
         // a string from a root or a path turned into a string (`to_str`, `to_string_lossy`,
         // `display`), or against a root's string: see `check`.
@@ -84,12 +130,12 @@ impl Rule for RootPrefixCheck {
         // first walk's).
         let before = cx.diagnostics.len();
         let mut sink = PrefixCheck { cx, body: f.body, terminated: None, guarded: None, needs_guards: false };
-        Walker::run(f, fields.clone(), &mut sink);
+        Walker::walk(f.sig, f.body, fields.clone(), &mut sink);
         if sink.needs_guards {
             cx.diagnostics.truncate(before);
             let mut sink =
                 PrefixCheck { cx, body: f.body, terminated: None, guarded: Some(HashSet::new()), needs_guards: false };
-            Walker::run(f, fields, &mut sink);
+            Walker::walk(f.sig, f.body, fields, &mut sink);
         }
     }
 }
@@ -261,18 +307,6 @@ fn format_ends_with_separator(e: &Expr) -> bool {
         }
         _ => false,
     }
-}
-
-/// A `'/'`, `"/"`, `'\\'`, `MAIN_SEPARATOR` or `is_separator` in the tokens.
-fn mentions_separator(tokens: &TokenStream) -> bool {
-    tokens.clone().into_iter().any(|t| match t {
-        TokenTree::Literal(l) => matches!(l.to_string().as_str(), "'/'" | "\"/\"" | "'\\\\'" | "\"\\\\\""),
-        TokenTree::Ident(i) => {
-            matches!(i.to_string().as_str(), "MAIN_SEPARATOR" | "MAIN_SEPARATOR_STR" | "is_separator")
-        }
-        TokenTree::Group(g) => mentions_separator(&g.stream()),
-        _ => false,
-    })
 }
 
 /// Ranges of the `starts_with` / `strip_prefix` calls in an expression.

@@ -33,10 +33,8 @@ use syn::{Expr, Lit, RangeLimits};
 use crate::context::{Impact, Role};
 use crate::cx::Cx;
 use crate::diagnostic::{Applicability, Edit, Fix};
-use crate::rules::first_root_as_workspace::{
-    FileFacts, Flow, Kind, ROOTS_WORDS, Sink, Walker, applies, compact, int_lit, may_hold_roots, normalized,
-    root_fields, strip,
-};
+use crate::model::flow::{Flow, Kind, Sink, Walker, compact, int_lit, normalized, strip};
+use crate::model::roots::{self, ROOTS_WORDS, may_hold_roots, server_code_with_roots};
 use crate::rules::{FnRef, Rule, RuleMeta, concat_words};
 use crate::rust::macro_body::MacroBody;
 use crate::rust::syntax::{block_text, fn_text, method_call_range, text_may_mention};
@@ -44,7 +42,7 @@ use crate::rust::syntax::{block_text, fn_text, method_call_range, text_may_menti
 pub struct RootUriToPath;
 
 /// `file://` and a quoted `"file:"` for the string forms (a bare `file:` is in every other doc
-/// comment); the roots words (`ROOTS_EVIDENCE`) for `&uri[7..]` on a root's URI.
+/// comment); the roots words (`roots::ROOTS_WORDS`) for `&uri[7..]` on a root's URI.
 const TRIGGERS: &[&str] = &concat_words::<2, 13, 15>(FILE_WORDS, ROOTS_WORDS);
 
 /// The trigger words beyond the roots words.
@@ -79,11 +77,11 @@ impl Rule for RootUriToPath {
     }
 
     fn rust_file(&self, cx: &mut Cx, file: &syn::File) {
-        FileFacts::compute(cx, file);
+        roots::file_fields(cx, file);
     }
 
     fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
-        if !applies(cx, f, &FILE_WORDS) {
+        if !server_code_with_roots(cx, f.body, &FILE_WORDS) {
             return;
         }
         // Every cut reported is a call of a `CUTS` method or `path`, or a slice from `n..`: words
@@ -92,7 +90,7 @@ impl Rule for RootUriToPath {
         if !text_may_mention(whole_text, CUT_WORDS) {
             return;
         }
-        let fields = root_fields(cx);
+        let fields = roots::known_fields(cx);
         let text = block_text(cx, f.body);
         let mut sink =
             UriCut { cx, body: f.body, text, server: None, decodes: None, scheme_tested: None, body_tokens: None };
@@ -101,7 +99,7 @@ impl Rule for RootUriToPath {
         if !may_hold_roots(whole_text, &fields) && !sink.server() {
             return;
         }
-        Walker::run(f, fields, &mut sink);
+        Walker::walk(f.sig, f.body, fields, &mut sink);
     }
 }
 
@@ -451,8 +449,8 @@ mod tests {
 
     #[test]
     fn triggers_cover_the_roots_words() {
-        for w in crate::rules::first_root_as_workspace::ROOTS_EVIDENCE {
-            assert!(super::TRIGGERS.contains(w), "{w} is missing from the triggers");
+        for w in crate::model::roots::ROOTS_WORDS {
+            assert!(super::TRIGGERS.contains(&w), "{w} is missing from the triggers");
         }
     }
 

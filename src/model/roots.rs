@@ -1,0 +1,991 @@
+//! The client's roots as a value, across the crate: where a roots list comes from and what the
+//! code does with it.
+//!
+//! Per function, on the worker that parsed it (`fn_facts`, walking with `flow::Walker`), the model
+//! keeps `RootsFacts`: the uses of roots lists and of their elements (`RootsUse`: the first one
+//! picked, a working directory, a containment check, passed on whole, returned, stored), the
+//! `self` places the function fills with one, and whether it returns one. A value the function
+//! cannot place itself (a field of `self`, a helper's result) is kept as a source
+//! (`SourceFact`) that `RootsFlow` resolves over the whole crate: a place is the client's roots when
+//! a method of its type (or of the type holding it, `self.inner.roots` through `Arc<Inner>`)
+//! stores a roots list there, in any file; a call gives roots when every function it resolves to
+//! returns a roots list (through a `match`, `?`, `if let`, `let … else`, `tokio::time::timeout`, or
+//! another such helper or place). What the code does not show stays unknown: a use is only
+//! reported (`RootsFlow::uses`) when its list is the client's roots locally (by type, field, name,
+//! in a file with roots words) or through resolved places and calls.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+use std::rc::Rc;
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use syn::visit::{self, Visit};
+use syn::{BinOp, Expr, Lit, Pat};
+
+use super::flow::{self, Elem, Flow, Kind, Sink, SourceRef, Walker, base_of, int_lit, normalized, strip, strip_pat};
+use super::{CrateModel, FnId, TypeKey};
+use crate::context::Role;
+use crate::cx::{Cx, Origin};
+use crate::rust::macro_body::MacroBody;
+use crate::rust::syntax::{fn_text, method_call_range, text_may_mention};
+
+/// Words that show a file deals with MCP roots. A roots list is only trusted as the client's in a
+/// file that has one of them (the roots rules' trigger words too), unless the crate model traced
+/// it there.
+pub const ROOTS_WORDS: [&str; 13] = [
+    "list_roots",
+    "roots_list",
+    "request_root_list",
+    "request_client_roots",
+    "ListRoots",
+    "roots/list",
+    "Vec<Root>",
+    "[Root]",
+    "::Root]",
+    "::Root>",
+    "inputResponses",
+    "InputResponses",
+    "input_responses",
+];
+
+fn roots_search() -> &'static AhoCorasick {
+    static ROOTS_SEARCH: OnceLock<AhoCorasick> = OnceLock::new();
+    // Leftmost matching lets the search use its SIMD searcher; any match says the same.
+    ROOTS_SEARCH.get_or_init(|| {
+        AhoCorasick::builder().match_kind(MatchKind::LeftmostFirst).build(ROOTS_WORDS).expect("plain words")
+    })
+}
+
+/// Whether the file's text has one of `ROOTS_WORDS` or of `extra`: searched once per file, not once
+/// per function (a file of a thousand functions would otherwise be read a thousand times), the
+/// roots words in one pass.
+pub fn file_mentions(cx: &mut Cx, extra: &'static [&'static str]) -> bool {
+    #[derive(Default)]
+    struct Mentions {
+        roots: Option<bool>,
+        extra: Vec<(&'static str, bool)>,
+    }
+    let file = cx.file;
+    let mentions = cx.state::<Mentions>();
+    let roots = *mentions.roots.get_or_insert_with(|| roots_search().is_match(&file.text));
+    roots
+        || extra.iter().any(|&w| match mentions.extra.iter().find(|(k, _)| *k == w) {
+            Some(&(_, found)) => found,
+            None => {
+                let found = file.text.contains(w);
+                mentions.extra.push((w, found));
+                found
+            }
+        })
+}
+
+/// Whether a per-function roots rule looks at a body: Rust code that is not client code nor a
+/// test, in a file that has one of the roots words or of `extra`.
+pub fn server_code_with_roots(cx: &mut Cx, body: &syn::Block, extra: &'static [&'static str]) -> bool {
+    if cx.origin != Origin::Rust || cx.role() == Role::Client {
+        return false;
+    }
+    // The body's range is only worked out when the file has test code.
+    if !cx.test_code.is_empty() && cx.in_test_code(&cx.block_range(body)) {
+        return false;
+    }
+    file_mentions(cx, extra)
+}
+
+/// Whether a function's text (`fn_text`: signature and body, macro bodies included) may give a
+/// value a rooted `Kind` (`Kind::rooted`). Every rooted kind starts from a name or type that says
+/// `root` in any case (`roots`, `root_dir`, `Vec<Root>`, `roots_list()`, `ROOTS`, `format!("{root}")`),
+/// a `"roots"` key (written plainly, or with an escape: a backslash), or a field of `self` the file
+/// fills with roots (`fields`, named in the text by `self.<field>`); all of them are tokens of the
+/// function, so where the text has none of these, the roots flow finds nothing. `None` (no text
+/// known) may hold anything.
+pub fn may_hold_roots(text: Option<&str>, fields: &[(String, Elem)]) -> bool {
+    static ROOT_WORD: OnceLock<AhoCorasick> = OnceLock::new();
+    let Some(text) = text else { return true };
+    // Every spelling of `root` as its own word (the search is faster than one without case).
+    let root_word = ROOT_WORD.get_or_init(|| {
+        let spellings = (0..16u8).map(|bits| {
+            "root"
+                .bytes()
+                .enumerate()
+                .map(|(i, b)| if bits & (1 << i) != 0 { b.to_ascii_uppercase() } else { b })
+                .collect::<Vec<u8>>()
+        });
+        AhoCorasick::builder().match_kind(MatchKind::LeftmostFirst).build(spellings).expect("plain words")
+    });
+    root_word.is_match(text) || text.contains('\\') || fields.iter().any(|(f, _)| text.contains(f.as_str()))
+}
+
+/// The fields of `self` a file fills with roots lists (`*self.folders.write().await = dirs`,
+/// `self.roots = listed.roots`, `Self { folders: dirs, .. }`), found once per file and kept in the
+/// file's `Cx` state for every roots rule and the model's facts.
+pub fn file_fields(cx: &mut Cx, file: &syn::File) -> Vec<(String, Elem)> {
+    if let Some(found) = cx.state_ref::<FileFields>().and_then(|f| f.0.clone()) {
+        return found;
+    }
+    let found = fields_of(cx, file);
+    cx.state::<FileFields>().0 = Some(found.clone());
+    found
+}
+
+/// `file_fields` for the model's facts, which see the file's `Cx` after the rules: the fields a
+/// rule found, else found again.
+pub fn file_fields_seen(cx: &Cx, file: &syn::File) -> Vec<(String, Elem)> {
+    match cx.state_ref::<FileFields>().and_then(|f| f.0.clone()) {
+        Some(found) => found,
+        None => fields_of(cx, file),
+    }
+}
+
+/// The fields `file_fields` found for this file (none before it ran).
+pub fn known_fields(cx: &Cx) -> Vec<(String, Elem)> {
+    cx.state_ref::<FileFields>().and_then(|f| f.0.clone()).unwrap_or_default()
+}
+
+#[derive(Default)]
+struct FileFields(Option<Vec<(String, Elem)>>);
+
+fn fields_of(cx: &Cx, file: &syn::File) -> Vec<(String, Elem)> {
+    if !roots_search().is_match(&cx.file.text) {
+        return Vec::new();
+    }
+    let mut stores = Stores { cx, out: Vec::new() };
+    for_each_fn(&file.items, &mut |sig, body| {
+        // A field is recorded only when given a roots list (`Kind::List`); with no fields known yet,
+        // that needs a sign of roots in the function's own text.
+        if may_hold_roots(fn_text(stores.cx, sig, body), &[]) {
+            Walker::walk(sig, body, Vec::new(), &mut stores);
+        }
+    });
+    let mut fields: Vec<(String, Elem)> = Vec::new();
+    for (path, kind) in stores.out {
+        if let (1, Kind::List(e)) = (path.len(), kind)
+            && !fields.iter().any(|(f, _)| *f == path[0])
+        {
+            fields.push((path[0].clone(), e));
+        }
+    }
+    fields
+}
+
+/// Every function and method of the file, at any depth of modules and impls.
+fn for_each_fn(items: &[syn::Item], f: &mut dyn FnMut(&syn::Signature, &syn::Block)) {
+    for item in items {
+        match item {
+            syn::Item::Fn(i) => f(&i.sig, &i.block),
+            syn::Item::Impl(i) => {
+                for it in &i.items {
+                    if let syn::ImplItem::Fn(m) = it {
+                        f(&m.sig, &m.block);
+                    }
+                }
+            }
+            syn::Item::Mod(m) => {
+                if let Some((_, items)) = &m.content {
+                    for_each_fn(items, f);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Records the `self` places given a roots list (or a source): `*self.folders.write().await = dirs`,
+/// `self.inner.roots = listed.roots`, `Self { folders: dirs, .. }`, `self.roots.set(list)`.
+struct Stores<'c, 'a> {
+    cx: &'c Cx<'a>,
+    out: Vec<(Vec<String>, Kind)>,
+}
+
+/// Methods that put their argument into a `self` place (`OnceCell::set`, `Option::replace`, a
+/// `watch::Sender::send`).
+const STORE_METHODS: &[&str] = &["set", "replace", "insert", "store", "send", "send_replace", "swap", "get_or_init"];
+
+impl Stores<'_, '_> {
+    fn record(&mut self, path: Vec<String>, kind: Option<Kind>) {
+        if let Some(k) = kind.filter(|k| k.is_list())
+            && !self.out.iter().any(|(p, _)| *p == path)
+        {
+            self.out.push((path, k));
+        }
+    }
+
+    fn see(&mut self, flow: &mut Flow, e: &Expr) {
+        match e {
+            Expr::Assign(a) => {
+                if let Some(path) = flow::self_path(&a.left) {
+                    let k = flow.kind_of(&a.right);
+                    self.record(path, k);
+                }
+            }
+            Expr::Struct(s) if s.path.is_ident("Self") => {
+                for f in &s.fields {
+                    if let syn::Member::Named(i) = &f.member {
+                        let k = flow.kind_of(&f.expr);
+                        self.record(vec![i.to_string()], k);
+                    }
+                }
+            }
+            Expr::MethodCall(m) if STORE_METHODS.iter().any(|n| m.method == n) && m.args.len() == 1 => {
+                if let Some(path) = flow::self_path(&m.receiver) {
+                    let k = match strip(&m.args[0]) {
+                        Expr::Closure(c) => flow.kind_of(&c.body),
+                        arg => flow.kind_of(arg),
+                    };
+                    self.record(path, k);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Sink for Stores<'_, '_> {
+    fn macro_body(&self, m: &syn::Macro) -> Option<Rc<MacroBody>> {
+        self.cx.macro_body(m)
+    }
+
+    fn expr(&mut self, flow: &mut Flow, e: &Expr) {
+        self.see(flow, e);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-function facts.
+// ---------------------------------------------------------------------------------------------
+
+/// What a use of a roots list (or of one root) does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Purpose {
+    /// Takes the first element as the one to work with (`roots[0]`, `.first()`,
+    /// `.iter().next()`, `.get(0)`, `let [first, ..] = …`).
+    First,
+    /// A tool's working directory: joined onto, walked, read, a command run in it.
+    WorkingDir,
+    /// A containment or allow-list check against another path (`starts_with`, `strip_prefix`,
+    /// `.contains(..)`).
+    Containment,
+    /// Given whole to another function or component.
+    PassedOn,
+}
+
+/// A value a function cannot place itself, kept for the crate model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceFact {
+    /// `self.<path>`.
+    Field(Vec<String>),
+    /// A call: its range, as the model's `CallFact::range` (the callee's first token to `)`).
+    Call(Range<usize>),
+}
+
+#[derive(Debug, Clone)]
+pub struct RootsUse {
+    pub purpose: Purpose,
+    /// The list (or root) used: `Kind::List`/`Kind::Root…` when the function shows it is the client's
+    /// roots, `Kind::Source(i)`/`Kind::SourceItem(i)` when `sources[i]` decides.
+    pub of: Kind,
+    /// The use, as a finding would show it.
+    pub range: Range<usize>,
+    /// The list's own range (a label), and the use's text, compacted.
+    pub list_range: Range<usize>,
+    pub shown: String,
+    /// For a `Containment` by `starts_with` / `strip_prefix`: the receiver is a string, and the
+    /// function tests a path separator somewhere (a boundary check may complete the prefix).
+    pub string_prefix: bool,
+    pub separator_tested: bool,
+}
+
+/// The roots facts of one function.
+#[derive(Debug, Clone, Default)]
+pub struct RootsFacts {
+    /// Its file has roots words (`ROOTS_WORDS`): a list it shows by name or type is trusted.
+    pub evidence: bool,
+    /// It is test code.
+    pub test: bool,
+    pub sources: Vec<SourceFact>,
+    pub uses: Vec<RootsUse>,
+    /// `self` places it fills with a roots list (or a source).
+    pub stores: Vec<(Vec<String>, Kind)>,
+    /// What it returns, when that is a roots list or a source.
+    pub returns: Option<Kind>,
+}
+
+impl RootsFacts {
+    fn is_empty(&self) -> bool {
+        self.uses.is_empty() && self.stores.is_empty() && self.returns.is_none()
+    }
+}
+
+/// One function's roots facts, `None` when it has none. `fields`: `file_fields`.
+pub fn fn_facts(
+    cx: &Cx,
+    sig: &syn::Signature,
+    body: &syn::Block,
+    fields: &[(String, Elem)],
+    evidence: bool,
+) -> Option<Box<RootsFacts>> {
+    // Every fact starts from a roots list the text shows (`may_hold_roots`), a field of `self`, or
+    // a helper's result picked from.
+    let text = fn_text(cx, sig, body);
+    if !may_hold_roots(text, fields) && !text_may_mention(text, &["self", "first", "next", "get(", "nth(", "[0]", ".."])
+    {
+        return None;
+    }
+    let mut sink = Uses {
+        cx,
+        body,
+        out: RootsFacts::default(),
+        stores: Stores { cx, out: Vec::new() },
+        len_checked: None,
+        emptiness_tests: HashSet::new(),
+        separator_tested: None,
+    };
+    let sources = Walker::walk_tracking(sig, body, fields.to_vec(), &mut sink);
+    let mut out = sink.out;
+    out.stores = sink.stores.out;
+    if out.is_empty() {
+        return None;
+    }
+    out.evidence = evidence;
+    out.test = !cx.test_code.is_empty() && cx.in_test_code(&cx.block_range(body));
+    out.sources = sources
+        .into_iter()
+        .map(|s| match s {
+            SourceRef::Field(path) => SourceFact::Field(path),
+            SourceRef::Call(first, close) => SourceFact::Call(cx.join(first, close)),
+        })
+        .collect();
+    Some(Box::new(out))
+}
+
+/// Whether the file has roots words, for `fn_facts`.
+pub fn file_evidence(cx: &Cx) -> bool {
+    roots_search().is_match(&cx.file.text)
+}
+
+/// The walk of one function for its `RootsFacts`.
+struct Uses<'c, 'a, 'f> {
+    cx: &'c Cx<'a>,
+    body: &'f syn::Block,
+    out: RootsFacts,
+    stores: Stores<'c, 'a>,
+    /// Lists (as normalized text) whose length the function compares with 1 or 2: read from the
+    /// body on the first pick of a list (most functions have none).
+    len_checked: Option<HashSet<String>>,
+    /// Ranges of picks that are only tested for presence (`roots.first().is_some()`).
+    emptiness_tests: HashSet<(usize, usize)>,
+    /// Whether the body mentions a path separator, read on the first string prefix check.
+    separator_tested: Option<bool>,
+}
+
+/// Methods whose receiver is a working directory (`root.join(p)`, `dir.read_dir()`).
+const DIR_METHODS: &[&str] = &["join", "read_dir", "push"];
+/// Functions whose first argument is a working directory.
+const DIR_CALLS: &[&[&str]] =
+    &[&["fs", "read_dir"], &["WalkDir", "new"], &["set_current_dir"], &["Walk", "new"], &["WalkBuilder", "new"]];
+
+/// Methods of std collections and strings: an argument given to them is not passed on to another
+/// component.
+const STD_METHODS: &[&str] = &[
+    "extend",
+    "push",
+    "insert",
+    "append",
+    "contains",
+    "eq",
+    "ne",
+    "chain",
+    "zip",
+    "extend_from_slice",
+    "retain",
+    "join",
+    "starts_with",
+    "strip_prefix",
+    "get",
+    "unwrap_or",
+    "or",
+    "ok_or",
+    "clone_from",
+    "cmp",
+    "partial_cmp",
+];
+
+impl Uses<'_, '_, '_> {
+    fn record(&mut self, purpose: Purpose, of: Kind, range: Range<usize>, list: &Expr) {
+        let list_range = self.cx.node_range(base_of(list));
+        let shown = flow::compact(self.cx.text(range.clone()));
+        let (string_prefix, separator_tested) = (false, false);
+        self.out.uses.push(RootsUse { purpose, of, range, list_range, shown, string_prefix, separator_tested });
+    }
+
+    fn checked(&mut self, list: &Expr) -> bool {
+        let body = self.body;
+        self.len_checked.get_or_insert_with(|| len_checked_lists(body)).contains(&normalized(list))
+    }
+
+    /// A root or a path made from one (or from a source's element).
+    fn rooted_item(k: Option<Kind>) -> Option<Kind> {
+        k.filter(|k| matches!(k, Kind::Root | Kind::RootPath | Kind::RootStr | Kind::RootNamed | Kind::SourceItem(_)))
+    }
+
+    fn pick(&mut self, flow: &mut Flow, e: &Expr, m: &syn::ExprMethodCall) {
+        let name = &m.method;
+        if (name == "is_some" || name == "is_none") && m.args.is_empty() {
+            // Only a pick's range is ever looked up here, and a pick is a method call or an index
+            // (under no parentheses: they would widen the range).
+            if could_be_pick(&m.receiver) {
+                let r = self.cx.node_range(&*m.receiver);
+                self.emptiness_tests.insert((r.start, r.end));
+            }
+            return;
+        }
+        let pick = if name == "first" {
+            m.args.is_empty()
+        } else if name == "get" || name == "nth" {
+            m.args.len() == 1 && int_lit(&m.args[0]) == Some(0)
+        } else if name == "next" {
+            // `roots.iter().next()`; a bare iterator variable's `next()` may be a loop over every
+            // root, so only a chain counts.
+            m.args.is_empty() && matches!(strip(&m.receiver), Expr::MethodCall(_))
+        } else {
+            false
+        };
+        if !pick {
+            return;
+        }
+        let Some(list) = flow.kind_of(&m.receiver).filter(|k| k.is_list()) else { return };
+        if name != "first" && chain_reorders(&m.receiver) {
+            return;
+        }
+        let whole = self.cx.node_range(e);
+        if self.emptiness_tests.contains(&(whole.start, whole.end)) || self.checked(&m.receiver) {
+            return;
+        }
+        let range = pick_range(self.cx, m);
+        self.record(Purpose::First, list, range, &m.receiver);
+    }
+
+    fn method(&mut self, flow: &mut Flow, e: &Expr, m: &syn::ExprMethodCall) {
+        self.pick(flow, e, m);
+        let name = m.method.to_string();
+        if DIR_METHODS.contains(&name.as_str()) {
+            if let Some(k) = Self::rooted_item(flow.kind_of(&m.receiver)) {
+                self.record(Purpose::WorkingDir, k, method_call_range(self.cx, m), &m.receiver);
+            }
+        } else if name == "current_dir" && m.args.len() == 1 {
+            if let Some(k) = Self::rooted_item(flow.kind_of(&m.args[0])) {
+                self.record(Purpose::WorkingDir, k, method_call_range(self.cx, m), &m.args[0]);
+            }
+        } else if (name == "starts_with" || name == "strip_prefix") && m.args.len() == 1 {
+            // `uri.starts_with("file://")` tests a scheme, not a containment.
+            if matches!(strip(&m.args[0]), Expr::Lit(_)) {
+                return;
+            }
+            let (rk, ak) = (flow.kind_of(&m.receiver), flow.kind_of(&m.args[0]));
+            if let Some(k) = Self::rooted_item(ak).or(Self::rooted_item(rk)) {
+                self.record(Purpose::Containment, k, method_call_range(self.cx, m), &m.args[0]);
+                if rk.is_some_and(Kind::is_str) {
+                    let body = self.body;
+                    let tested = *self
+                        .separator_tested
+                        .get_or_insert_with(|| flow::mentions_separator(&quote::ToTokens::to_token_stream(body)));
+                    let u = self.out.uses.last_mut().expect("just recorded");
+                    (u.string_prefix, u.separator_tested) = (true, tested);
+                }
+            }
+        } else if name == "contains" && m.args.len() == 1 {
+            if let Some(k) = flow.kind_of(&m.receiver).filter(|k| k.is_list()) {
+                self.record(Purpose::Containment, k, method_call_range(self.cx, m), &m.receiver);
+            }
+        } else {
+            let stores_into_self = STORE_METHODS.contains(&name.as_str()) && flow::self_path(&m.receiver).is_some();
+            if STD_METHODS.contains(&name.as_str()) || stores_into_self {
+                return;
+            }
+            self.passed_on(flow, &m.args.iter().collect::<Vec<_>>(), method_call_range(self.cx, m));
+        }
+    }
+
+    /// A roots list given whole as an argument.
+    fn passed_on(&mut self, flow: &mut Flow, args: &[&Expr], range: Range<usize>) {
+        for arg in args {
+            if matches!(strip(arg), Expr::Closure(_)) {
+                continue;
+            }
+            if let Some(k) = flow.kind_of(arg).filter(|k| k.is_list()) {
+                self.record(Purpose::PassedOn, k, range.clone(), arg);
+            }
+        }
+    }
+}
+
+impl Sink for Uses<'_, '_, '_> {
+    fn macro_body(&self, m: &syn::Macro) -> Option<Rc<MacroBody>> {
+        self.cx.macro_body(m)
+    }
+
+    fn expr(&mut self, flow: &mut Flow, e: &Expr) {
+        self.stores.see(flow, e);
+        match e {
+            Expr::MethodCall(m) => self.method(flow, e, m),
+            Expr::Index(i) if int_lit(&i.index) == Some(0) => {
+                let Some(list) = flow.kind_of(&i.expr).filter(|k| k.is_list()) else { return };
+                if self.checked(&i.expr) {
+                    return;
+                }
+                let whole = self.cx.node_range(e);
+                if self.emptiness_tests.contains(&(whole.start, whole.end)) {
+                    return;
+                }
+                let range = if flow::compact(self.cx.text(whole.clone())).len() <= 40 {
+                    whole
+                } else {
+                    self.cx.join(i.bracket_token.span.open(), i.bracket_token.span.close())
+                };
+                self.record(Purpose::First, list, range, &i.expr);
+            }
+            Expr::Call(c) => {
+                let Expr::Path(p) = strip(&c.func) else { return };
+                let range = self.cx.node_range(e);
+                if DIR_CALLS.iter().any(|tail| crate::rust::syntax::path_ends_with(&p.path, tail))
+                    && let Some(arg) = c.args.first()
+                    && let Some(k) = Self::rooted_item(flow.kind_of(arg))
+                {
+                    self.record(Purpose::WorkingDir, k, range, arg);
+                    return;
+                }
+                let wraps = ["Some", "Ok", "Err", "Box", "Arc", "Rc", "PathBuf", "Path", "String"];
+                if !p.path.segments.iter().any(|s| wraps.iter().any(|w| s.ident == w)) {
+                    self.passed_on(flow, &c.args.iter().collect::<Vec<_>>(), range);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn pat(&mut self, flow: &mut Flow, pat: &Pat, value: &Expr) {
+        // `let [first, ..] = roots.as_slice()`, `if let [root, ..] = &listed.roots[..]`.
+        let Pat::Slice(s) = strip_pat(pat) else { return };
+        let first_binds = s.elems.first().is_some_and(|p| matches!(strip_pat(p), Pat::Ident(_)));
+        let has_rest = s.elems.iter().any(|p| matches!(strip_pat(p), Pat::Rest(_)));
+        if first_binds
+            && has_rest
+            && let Some(list) = flow.kind_of(value).filter(|k| k.is_list())
+            && !self.checked(value)
+        {
+            let range = self.cx.node_range(pat);
+            self.record(Purpose::First, list, range, value);
+        }
+    }
+
+    fn returned(&mut self, flow: &mut Flow, value: &Expr) {
+        if let Some(k) = flow.kind_of(value).filter(|k| k.is_list()) {
+            self.out.returns = match self.out.returns {
+                None => Some(k),
+                Some(old) if old == k => Some(k),
+                // Two different lists returned: only a known roots list stays sure.
+                Some(old @ Kind::List(_)) => Some(old),
+                Some(_) => Some(k).filter(|k| matches!(k, Kind::List(_))),
+            };
+        }
+    }
+}
+
+/// Whether an expression may be a pick (a method call or an index), or an invisible group around
+/// one (which has the same range).
+fn could_be_pick(e: &Expr) -> bool {
+    match e {
+        Expr::Group(g) => could_be_pick(&g.expr),
+        Expr::MethodCall(_) | Expr::Index(_) => true,
+        _ => false,
+    }
+}
+
+/// The span of a pick: from the first link that is not a plain accessor of the list (`iter()` in
+/// `roots.iter().next()`) to the closing parenthesis, so `first()` or `iter().next()`.
+fn pick_range(cx: &Cx, m: &syn::ExprMethodCall) -> Range<usize> {
+    let end = method_call_range(cx, m).end;
+    let mut start = method_call_range(cx, m).start;
+    if m.method == "next"
+        && let Expr::MethodCall(inner) = strip(&m.receiver)
+        && ["iter", "into_iter", "iter_mut"].iter().any(|n| inner.method == n)
+    {
+        start = method_call_range(cx, inner).start;
+    }
+    start..end
+}
+
+/// Whether the chain between the list and `next()` changes which element comes first.
+fn chain_reorders(e: &Expr) -> bool {
+    let mut e = strip(e);
+    while let Expr::MethodCall(m) = e {
+        if ["rev", "skip", "skip_while", "step_by", "sorted_by", "sorted_by_key", "last", "find"]
+            .iter()
+            .any(|n| m.method == n)
+        {
+            return true;
+        }
+        e = strip(&m.receiver);
+    }
+    false
+}
+
+/// Normalized text of the lists whose `len()` the function compares with 1 or 2 (`roots.len() == 1`,
+/// `listed.roots.len() > 1`, `match roots.len() { 1 => .. }`): code that handles several roots.
+fn len_checked_lists(body: &syn::Block) -> HashSet<String> {
+    struct V(HashSet<String>);
+    impl<'ast> Visit<'ast> for V {
+        fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+            let cmp =
+                matches!(b.op, BinOp::Eq(_) | BinOp::Ne(_) | BinOp::Lt(_) | BinOp::Le(_) | BinOp::Gt(_) | BinOp::Ge(_));
+            if cmp {
+                for (a, other) in [(&*b.left, &*b.right), (&*b.right, &*b.left)] {
+                    if let Some(list) = len_receiver(a)
+                        && matches!(int_lit(other), Some(1 | 2))
+                    {
+                        self.0.insert(normalized(list));
+                    }
+                }
+            }
+            visit::visit_expr_binary(self, b);
+        }
+        fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+            if let Some(list) = len_receiver(&m.expr)
+                && m.arms
+                    .iter()
+                    .any(|a| matches!(&a.pat, Pat::Lit(l) if matches!(&l.lit, Lit::Int(i) if i.base10_digits() == "1")))
+            {
+                self.0.insert(normalized(list));
+            }
+            visit::visit_expr_match(self, m);
+        }
+    }
+    let mut v = V(HashSet::new());
+    v.visit_block(body);
+    v.0
+}
+
+fn len_receiver(e: &Expr) -> Option<&Expr> {
+    match strip(e) {
+        Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => Some(&m.receiver),
+        _ => None,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Across the crate.
+// ---------------------------------------------------------------------------------------------
+
+/// How a use's list is known to be the client's roots.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Via {
+    /// The function itself shows it (type, `roots` field, name, in a file with roots words).
+    Local,
+    /// The `self` place read (`["inner", "folders"]`), which `writer` fills with roots (maybe in
+    /// another file, maybe as the field of a struct the place holds).
+    Field { path: Vec<String>, writer: FnId },
+    /// What `helper` returns.
+    Helper(FnId),
+}
+
+/// A use of the client's roots, resolved.
+#[derive(Debug, Clone)]
+pub struct ResolvedUse<'m> {
+    pub fn_: FnId,
+    pub use_: &'m RootsUse,
+    pub via: Via,
+    /// What the list's elements are (`Elem::Str` for URIs or strings cut from them).
+    pub elem: Elem,
+}
+
+/// What a function does with the roots it holds, for a migration to choose from (issue #17).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RootsPurpose {
+    /// Used as a tool's working directory (joined onto, walked, a command run in it), never
+    /// compared against: a documented tool parameter replaces it.
+    WorkingDir,
+    /// Only compared against other paths (a sandbox, an allow-list): server configuration.
+    AllowList,
+    /// Given whole to another function or component.
+    PassedOn,
+    /// None of these, or several: leave it.
+    Unknown,
+}
+
+/// The crate's roots flow, resolved once (`CrateModel::roots`).
+#[derive(Debug, Default)]
+pub struct RootsFlow {
+    /// (normalized place, the function that fills it with roots, the list's elements).
+    places: Vec<(TypeKey, Vec<String>, FnId, Elem)>,
+    /// Functions that return a roots list, with its elements.
+    returning: HashMap<FnId, Elem>,
+}
+
+const DEPTH: usize = 6;
+
+impl RootsFlow {
+    pub fn new(model: &CrateModel) -> RootsFlow {
+        let mut flow = RootsFlow::default();
+        // Fixpoint over places and helpers: a store of a helper's result, a helper returning a
+        // place, … each round resolves one more link.
+        for _ in 0..DEPTH {
+            let mut changed = false;
+            for id in model.fn_ids() {
+                let Some(facts) = model.func(id).roots.as_deref() else { continue };
+                for (path, kind) in &facts.stores {
+                    let Some(owner) = model.owner(id) else { continue };
+                    if let Some((_, elem)) = flow.resolve(model, id, facts, *kind) {
+                        let (ty, path) = normalize(model, owner, path);
+                        if !flow.places.iter().any(|(t, p, _, _)| *t == ty && *p == path) {
+                            flow.places.push((ty, path, id, elem));
+                            changed = true;
+                        }
+                    }
+                }
+                if let Some(k) = facts.returns
+                    && !flow.returning.contains_key(&id)
+                    && let Some((_, elem)) = flow.resolve(model, id, facts, k)
+                {
+                    flow.returning.insert(id, elem);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        flow
+    }
+
+    /// Whether a list (or root) of `kind` in function `id` is the client's roots, how it is known,
+    /// and what its elements are.
+    fn resolve(&self, model: &CrateModel, id: FnId, facts: &RootsFacts, kind: Kind) -> Option<(Via, Elem)> {
+        if kind.rooted() {
+            let elem = match kind {
+                Kind::List(e) => e,
+                Kind::Root => Elem::Root,
+                Kind::RootStr => Elem::Str,
+                Kind::RootPath => Elem::Path,
+                _ => Elem::Other,
+            };
+            return facts.evidence.then_some((Via::Local, elem));
+        }
+        let source = facts.sources.get(kind.source()? as usize)?;
+        match source {
+            SourceFact::Field(path) => {
+                let owner = model.owner(id)?;
+                let (ty, place) = normalize(model, owner, path);
+                // The place read, or a place under it (`self.cache.roots` filled, `self.cache` read
+                // is not the roots).
+                let (_, _, writer, elem) = self
+                    .places
+                    .iter()
+                    .find(|(t, p, _, _)| *t == ty && p.len() <= place.len() && place[..p.len()] == p[..])?;
+                Some((Via::Field { path: path.clone(), writer: *writer }, *elem))
+            }
+            SourceFact::Call(range) => {
+                let f = model.func(id);
+                let index = f.calls.iter().position(|c| c.range == *range)?;
+                let callees: Vec<FnId> =
+                    model.callees_of(id).iter().filter(|(i, _)| *i == index).map(|(_, to)| *to).collect();
+                // Every function the call may reach returns roots.
+                let elems: Vec<Elem> = callees.iter().filter_map(|c| self.returning.get(c).copied()).collect();
+                let elem = if elems.iter().all(|e| *e == elems[0]) { elems.first().copied()? } else { Elem::Other };
+                (!callees.is_empty() && elems.len() == callees.len()).then(|| (Via::Helper(callees[0]), elem))
+            }
+        }
+    }
+
+    /// Every use of the client's roots in the crate, in model order: those a function shows
+    /// itself, and those through places and helpers the model resolved.
+    pub fn uses<'m>(&'m self, model: &'m CrateModel) -> impl Iterator<Item = ResolvedUse<'m>> + 'm {
+        model.fn_ids().flat_map(move |id| {
+            let facts = model.func(id).roots.as_deref();
+            facts.into_iter().flat_map(move |facts| {
+                facts.uses.iter().filter_map(move |u| {
+                    let (via, elem) = self.resolve(model, id, facts, u.of)?;
+                    Some(ResolvedUse { fn_: id, use_: u, via, elem })
+                })
+            })
+        })
+    }
+
+    /// Whether `id` returns the client's roots.
+    pub fn returns_roots(&self, id: FnId) -> bool {
+        self.returning.contains_key(&id)
+    }
+
+    /// The places filled with roots (type, path as seen from the deepest struct), and the function
+    /// that fills each.
+    pub fn places(&self) -> impl Iterator<Item = (&TypeKey, &[String], FnId)> {
+        self.places.iter().map(|(t, p, f, _)| (t, p.as_slice(), *f))
+    }
+
+    /// What a function does with the roots it uses: working directory, allow-list, passed on, or
+    /// unknown (see `RootsPurpose`).
+    pub fn purpose(&self, model: &CrateModel, id: FnId) -> RootsPurpose {
+        let mut seen: HashMap<Purpose, usize> = HashMap::new();
+        for u in self.uses(model).filter(|u| u.fn_ == id) {
+            *seen.entry(u.use_.purpose).or_default() += 1;
+        }
+        let has = |p| seen.contains_key(&p);
+        match (has(Purpose::WorkingDir), has(Purpose::Containment), has(Purpose::PassedOn)) {
+            (_, _, true) => RootsPurpose::PassedOn,
+            (true, false, false) => RootsPurpose::WorkingDir,
+            (false, true, false) => RootsPurpose::AllowList,
+            _ => RootsPurpose::Unknown,
+        }
+    }
+}
+
+/// A place `owner.path` as seen from the deepest struct of the crate it lies in: `self.inner.roots`
+/// of `Server { inner: Arc<Inner> }` is `Inner.roots`.
+fn normalize(model: &CrateModel, owner: &TypeKey, path: &[String]) -> (TypeKey, Vec<String>) {
+    let (mut ty, mut path) = (owner.clone(), path.to_vec());
+    for _ in 0..DEPTH {
+        if path.len() < 2 {
+            break;
+        }
+        let Some(t) = model.type_fact(&ty) else { break };
+        let Some((_, field_ty)) = t.fields.iter().find(|(f, _)| *f == path[0]) else { break };
+        let inner = innermost(field_ty);
+        let next = model.resolve_type(&t.module, &[inner.to_owned()]);
+        if model.type_fact(&next).is_none() {
+            break;
+        }
+        ty = next;
+        path.remove(0);
+    }
+    (ty, path)
+}
+
+/// The type under wrappers: `Arc<RwLock<Inner>>` → `Inner`.
+fn innermost(ty: &str) -> &str {
+    let mut t = ty.trim_start_matches('&').trim();
+    for wrapper in ["Arc<", "Rc<", "Box<", "Mutex<", "RwLock<", "RefCell<", "Option<", "OnceCell<", "OnceLock<"] {
+        if let Some(inner) = t.strip_prefix(wrapper).and_then(|r| r.strip_suffix('>')) {
+            return innermost(inner);
+        }
+    }
+    t = t.split('<').next().unwrap_or(t);
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::tests::model_of;
+
+    /// (function, purpose, shown, how) of every resolved use.
+    fn uses(model: &CrateModel) -> Vec<(String, Purpose, String, Via)> {
+        let flow = model.roots();
+        flow.uses(model)
+            .map(|u| (model.func(u.fn_).name.clone(), u.use_.purpose, u.use_.shown.clone(), u.via))
+            .collect()
+    }
+
+    #[test]
+    fn a_place_filled_in_one_file_and_read_in_another() {
+        let model = model_of(&[
+            (
+                "src/state.rs",
+                "pub struct Inner { dirs: RwLock<Vec<PathBuf>> }\n\
+                 impl Inner { async fn learn(&self, peer: &Peer<RoleServer>) {\n\
+                 let listed = peer.list_roots().await.unwrap();\n\
+                 *self.dirs.write().unwrap() = listed.roots.iter().map(|r| PathBuf::from(&r.uri)).collect();\n\
+                 } }\n",
+            ),
+            (
+                "src/guard.rs",
+                "use crate::state::Inner;\n\
+                 impl Inner { fn main_dir(&self, p: &Path) -> bool {\n\
+                 let allowed = self.dirs.read().unwrap();\n\
+                 match allowed.first() { Some(d) => p.starts_with(d), None => false }\n\
+                 } }\n",
+            ),
+        ]);
+        let found = uses(&model);
+        assert!(
+            found.iter().any(|(f, p, s, _)| f == "main_dir" && *p == Purpose::First && s == "first()"),
+            "{found:?}\n{:#?}",
+            model.files.iter().flat_map(|f| f.fns.iter().map(|g| (&g.name, &g.roots))).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn helpers_that_return_roots_through_try_let_else_and_once_cells() {
+        let model = model_of(&[
+            (
+                "src/roots.rs",
+                "use rmcp::model::ListRootsResult;\n\
+                 pub struct S { cache: OnceCell<Vec<PathBuf>> }\n\
+                 impl S {\n\
+                 async fn listed(&self, peer: &Peer<RoleServer>) -> Result<Vec<Root>, Error> {\n\
+                     let listed = peer.list_roots().await?;\n\
+                     Ok(listed.roots)\n\
+                 }\n\
+                 async fn fill(&self, peer: &Peer<RoleServer>) {\n\
+                     if let Ok(listed) = peer.list_roots().await {\n\
+                         let _ = self.cache.set(listed.roots.iter().map(|r| PathBuf::from(&r.uri)).collect());\n\
+                     }\n\
+                 }\n\
+                 fn cached(&self) -> Vec<PathBuf> {\n\
+                     let Some(dirs) = self.cache.get() else { return Vec::new() };\n\
+                     dirs.clone()\n\
+                 }\n\
+                 }\n",
+            ),
+            (
+                "src/tools.rs",
+                "use crate::roots::S;\n\
+                 impl S {\n\
+                 async fn a(&self, peer: &Peer<RoleServer>) { let d = self.listed(peer).await.unwrap(); let x = d.first(); }\n\
+                 fn b(&self) { let w = self.cached().get(0).cloned(); }\n\
+                 fn c(&self) { let n = self.cached().len(); }\n\
+                 }\n",
+            ),
+        ]);
+        let found = uses(&model);
+        let picks: Vec<(&str, &str)> =
+            found.iter().filter(|u| u.1 == Purpose::First).map(|(f, _, s, _)| (f.as_str(), s.as_str())).collect();
+        assert_eq!(picks, [("a", "first()"), ("b", "get(0)")], "{found:?}");
+        let flow = model.roots();
+        let cached = model.fn_by_path(&["roots", "S", "cached"]).unwrap();
+        assert!(flow.returns_roots(cached));
+        assert!(found.iter().any(|(f, _, _, via)| f == "b" && *via == Via::Helper(cached)));
+    }
+
+    #[test]
+    fn purposes_for_a_migration() {
+        let model = model_of(&[(
+            "src/lib.rs",
+            "use rmcp::model::ListRootsResult;\n\
+             fn workdir(listed: ListRootsResult) { let root = listed.roots.first().unwrap(); let p = PathBuf::from(&root.uri).join(\"Cargo.toml\"); }\n\
+             fn sandbox(listed: ListRootsResult, p: &Path) -> bool { listed.roots.iter().any(|r| p.starts_with(&r.uri)) }\n\
+             fn hand_over(listed: ListRootsResult, plugins: &Plugins) { plugins.configure(listed.roots); }\n\
+             fn nothing(listed: ListRootsResult) -> usize { listed.roots.len() }\n",
+        )]);
+        let flow = model.roots();
+        let purpose = |name: &str| flow.purpose(&model, model.fn_by_path(&[name]).unwrap());
+        assert_eq!(purpose("workdir"), RootsPurpose::WorkingDir);
+        assert_eq!(purpose("sandbox"), RootsPurpose::AllowList);
+        assert_eq!(purpose("hand_over"), RootsPurpose::PassedOn);
+        assert_eq!(purpose("nothing"), RootsPurpose::Unknown);
+    }
+
+    /// A list the crate never fills with roots, and a helper of another crate, stay unknown.
+    #[test]
+    fn unknown_places_and_helpers_are_not_roots() {
+        let model = model_of(&[(
+            "src/lib.rs",
+            "use rmcp::model::ListRootsResult;\n\
+             struct S { dirs: Vec<PathBuf> }\n\
+             impl S {\n\
+             fn new(args: Args) -> S { S { dirs: args.dirs } }\n\
+             fn a(&self) { let d = self.dirs.first(); let e = other_crate::folders().first(); }\n\
+             }\n",
+        )]);
+        assert!(uses(&model).iter().all(|u| u.1 != Purpose::First), "{:?}", uses(&model));
+    }
+}
