@@ -20,6 +20,7 @@ const artifacts = need('MCP_LINT_E2E_ARTIFACTS');
 const browserPath = process.env.MCP_LINT_CHROMIUM || '/usr/bin/chromium';
 const file = path.join(workspace, relative);
 const STEP = 60000;
+const started = Date.now();
 
 const report = { steps: [] };
 
@@ -30,7 +31,7 @@ function need(name) {
 }
 
 function log(message) {
-  process.stderr.write(`e2e: ${message}\n`);
+  process.stderr.write(`e2e: [${((Date.now() - started) / 1000).toFixed(1)} s] ${message}\n`);
 }
 
 async function main() {
@@ -74,10 +75,10 @@ async function main() {
     const line = lines.findIndex((l) => l.includes('.enable_roots_list_changed()'));
     if (line < 0) throw new Error(`${relative} has no .enable_roots_list_changed() to fix`);
     const column = lines[line].indexOf('enable_roots_list_changed') + 3;
-    await command(page, 'Control+G', `${line + 1}:${column}`);
+    await command(page, 'Control+G', `:${line + 1}:${column}`);
     await page.keyboard.press('Control+.');
     const title = 'remove `.enable_roots_list_changed()`';
-    const menu = page.locator('.action-widget');
+    const menu = page.locator('.action-widget:not(.action-list-submenu-panel)').first();
     await menu.getByText(title).first().waitFor();
     const offered = await menu.innerText();
     await shot(page, '2-quick-fix-menu', { offered });
@@ -89,10 +90,12 @@ async function main() {
 
     step = 'edit';
     // A new first line: every finding below it moves down one line.
-    await command(page, 'Control+G', '1');
+    await command(page, 'Control+G', ':1');
+    // (Enter first: after a typed `//` line, Enter would continue the comment onto the next line.)
     await page.keyboard.press('Home');
-    await page.keyboard.type('// Notes: a server that reads the client\'s folders.');
     await page.keyboard.press('Enter');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.type('// Notes: a server that reads the client\'s folders.');
     const moved = await problemsShow(page, (text) => text.includes('[Ln 10, Col 35]'));
     await page.keyboard.press('Control+S');
     const edited = await diskShows((text) => text.startsWith('// Notes:'));
@@ -107,7 +110,8 @@ async function main() {
   process.exitCode = report.failed ? 1 : 0;
 }
 
-// A keybinding that opens a quick input (Ctrl+P, Ctrl+G), the text typed into it, and Enter.
+// A keybinding that opens a quick input (Ctrl+P, Ctrl+G), the text typed into it (in place of the
+// `:` Ctrl+G starts with: it is Quick Open's go-to-line prefix), and Enter.
 async function command(page, keys, text) {
   await page.keyboard.press(keys);
   const input = page.locator('.quick-input-widget input');
