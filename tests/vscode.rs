@@ -2,8 +2,8 @@
 //! code-server (npm `code-server`, VS Code's browser build), which serves a throwaway workspace on
 //! 127.0.0.1 with `mcpLint.path` set to this build's `mcp-lint`; `editors/vscode/test/e2e.js` drives
 //! it in Debian's Chromium through playwright-core: findings in the Problems panel with their rule
-//! names, a quick fix applied with Ctrl+. and saved, a typed line that moves the findings. Screenshots
-//! of each step go to `target/vscode-e2e/artifacts/`.
+//! names, a quick fix applied with Ctrl+. and saved, the extension's "Fix all safe problems" command,
+//! a typed line that moves the findings. Screenshots of each step go to `target/vscode-e2e/artifacts/`.
 //!
 //! Tools, each from an environment variable or where `.ci/run` installs it: `MCP_LINT_VSCODE_NODE`
 //! (Node 24, which code-server needs), `MCP_LINT_CODE_SERVER` (code-server's `out/node/entry.js`),
@@ -20,9 +20,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-/// A server tool that asks the client for its folders, and the capabilities of the client its tests
-/// use: `server-roots-request` at 9:35, `deprecated-feature` at 16:35, `roots-list-changed` at 16:50
-/// (with a safe fix removing `.enable_roots_list_changed()`).
+/// A server tool that asks the client for its folders, and the capabilities of two clients it talks
+/// to: `server-roots-request` at 9:35, `deprecated-feature` at 16:35 and 21:35, `roots-list-changed`
+/// at 16:50 and 21:50 (each with a safe fix removing `.enable_roots_list_changed()`).
 const NOTES_SERVER: &str = "use rmcp::model::ClientCapabilities;
 use rmcp::{RoleServer, service::RequestContext};
 
@@ -38,6 +38,11 @@ impl Notes {
 
 /// The capabilities of the test client that talks to it.
 fn test_client() -> ClientCapabilities {
+    ClientCapabilities::builder().enable_roots().enable_roots_list_changed().build()
+}
+
+/// The capabilities of the desktop client.
+fn desktop_client() -> ClientCapabilities {
     ClientCapabilities::builder().enable_roots().enable_roots_list_changed().build()
 }
 ";
@@ -266,17 +271,26 @@ fn the_extension_in_code_server_shows_findings_and_applies_a_fix() {
         "mcp-lint server-roots-request [Ln 9, Col 35]",
         "mcp-lint deprecated-feature [Ln 16, Col 35]",
         "mcp-lint roots-list-changed [Ln 16, Col 50]",
+        "mcp-lint deprecated-feature [Ln 21, Col 35]",
+        "mcp-lint roots-list-changed [Ln 21, Col 50]",
     ] {
         assert!(findings.contains(expected), "{expected:?} not in the Problems panel:\n{findings}");
     }
     assert!(step("2-quick-fix-menu")["offered"].as_str().unwrap().contains("remove `.enable_roots_list_changed()`"));
-    // On disk: the fix removed exactly the call, then the typed line came first.
+    // On disk: the quick fix removed exactly the call on line 16, "Fix all" the other one, then the
+    // typed line came first.
+    let quick_fixed = NOTES_SERVER.replacen(".enable_roots_list_changed()", "", 1);
+    assert_eq!(step("3-fixed-and-saved")["disk"].as_str().unwrap(), quick_fixed);
     let fixed = NOTES_SERVER.replace(".enable_roots_list_changed()", "");
-    assert_eq!(step("3-fixed-and-saved")["disk"].as_str().unwrap(), fixed);
+    assert_eq!(step("4-fix-all-and-saved")["disk"].as_str().unwrap(), fixed);
     let edited = format!("// Notes: a server that reads the client's folders.\n{fixed}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), edited);
-    let moved = panel_text(&step("4-edited-findings-moved"));
-    for expected in ["mcp-lint server-roots-request [Ln 10, Col 35]", "mcp-lint deprecated-feature [Ln 17, Col 35]"] {
+    let moved = panel_text(&step("5-edited-findings-moved"));
+    for expected in [
+        "mcp-lint server-roots-request [Ln 10, Col 35]",
+        "mcp-lint deprecated-feature [Ln 17, Col 35]",
+        "mcp-lint deprecated-feature [Ln 22, Col 35]",
+    ] {
         assert!(moved.contains(expected), "{expected:?} not in the Problems panel after the edit:\n{moved}");
     }
     assert!(!moved.contains("roots-list-changed"), "{moved}");

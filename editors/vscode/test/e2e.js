@@ -1,6 +1,7 @@
 // Drives VS Code's browser build (code-server, already serving a workspace with this extension
 // installed) in Debian's Chromium through playwright-core, as a user would: open a Rust file, read the
-// Problems panel, apply a quick fix with Ctrl+. and save, then type a line and watch the findings move.
+// Problems panel, apply a quick fix with Ctrl+. and save, the other safe fix with the extension's
+// "Fix all safe problems" command, then type a line and watch the findings move.
 // tests/vscode.rs starts code-server, runs this script and checks what it reports; the script fails
 // (exit 1, with a screenshot) at the first step whose expected state does not appear in time.
 //
@@ -50,7 +51,7 @@ async function main() {
       '--disable-sync',
     ],
   });
-  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 960 } });
   page.setDefaultTimeout(STEP);
   let step = 'load';
   try {
@@ -83,10 +84,20 @@ async function main() {
     const offered = await menu.innerText();
     await shot(page, '2-quick-fix-menu', { offered });
     await menu.locator('.monaco-list-row', { hasText: title }).first().click();
+    // The quick fix removes the call on line 16 only; line 21 has the same finding. Saved once the
+    // edit is in the buffer (the findings show it), so the save cannot come first.
+    const afterFix = await problemsShow(page, (text) => !text.includes('[Ln 16, Col 50]') && text.includes('[Ln 21, Col 50]'));
     await page.keyboard.press('Control+S');
-    const saved = await diskShows((text) => !text.includes('enable_roots_list_changed'));
-    const afterFix = await problemsShow(page, (text) => !text.includes('roots-list-changed') && text.includes('server-roots-request'));
+    const saved = await diskShows((text) => text.split('.enable_roots_list_changed()').length === 2);
     await shot(page, '3-fixed-and-saved', { problems: afterFix, disk: saved });
+
+    step = 'fix-all';
+    // The extension's command, from the Command Palette: every safe fix left in the file.
+    await command(page, 'Control+Shift+P', '>mcp-lint: Fix all safe problems');
+    const afterFixAll = await problemsShow(page, (text) => !text.includes('roots-list-changed') && text.includes('server-roots-request'));
+    await page.keyboard.press('Control+S');
+    const fixedAll = await diskShows((text) => !text.includes('enable_roots_list_changed'));
+    await shot(page, '4-fix-all-and-saved', { problems: afterFixAll, disk: fixedAll });
 
     step = 'edit';
     // A new first line: every finding below it moves down one line.
@@ -96,10 +107,10 @@ async function main() {
     await page.keyboard.press('Enter');
     await page.keyboard.press('ArrowUp');
     await page.keyboard.type('// Notes: a server that reads the client\'s folders.');
-    const moved = await problemsShow(page, (text) => text.includes('[Ln 10, Col 35]'));
+    const moved = await problemsShow(page, (text) => text.includes('[Ln 10, Col 35]') && text.includes('[Ln 22, Col 35]'));
     await page.keyboard.press('Control+S');
     const edited = await diskShows((text) => text.startsWith('// Notes:'));
-    await shot(page, '4-edited-findings-moved', { problems: moved, disk: edited });
+    await shot(page, '5-edited-findings-moved', { problems: moved, disk: edited });
   } catch (e) {
     await shot(page, `failed-at-${step}`, {}).catch(() => {});
     report.failed = { step, error: String((e && e.stack) || e) };
@@ -110,15 +121,17 @@ async function main() {
   process.exitCode = report.failed ? 1 : 0;
 }
 
-// A keybinding that opens a quick input (Ctrl+P, Ctrl+G), the text typed into it (in place of the
-// `:` Ctrl+G starts with: it is Quick Open's go-to-line prefix), and Enter.
+// A keybinding that opens a quick input (Ctrl+P, Ctrl+G, Ctrl+Shift+P), the text typed into it (in
+// place of the prefix it starts with, `:` for go-to-line or `>` for commands), and Enter.
 async function command(page, keys, text) {
   await page.keyboard.press(keys);
   const input = page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible' });
   await input.fill(text);
-  if (keys === 'Control+P') {
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: path.basename(text) }).first().waitFor();
+  // Enter only once the entry wanted is listed (a file by its name, a command by its title).
+  const wanted = keys === 'Control+P' ? path.basename(text) : keys === 'Control+Shift+P' ? text.slice(1) : null;
+  if (wanted) {
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: wanted }).first().waitFor();
   }
   await page.keyboard.press('Enter');
   await input.waitFor({ state: 'hidden' });
