@@ -558,3 +558,42 @@ fn the_editor_follows_configuration_and_sees_it_change() {
     assert_eq!(codes, [&json!("roots-list-changed")], "{published:#}");
     assert_eq!(client.shutdown_and_exit().code(), Some(0));
 }
+
+#[test]
+fn a_configuration_changed_on_disk_is_read_again() {
+    let (dir, file) = client_crate();
+    let uri = file_uri(&file);
+    let mut client = Client::start(dir.path());
+    client.initialize(&["utf-16"]);
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "rust", "version": 1, "text": CLIENT}}),
+    );
+    let published = client.diagnostics(&uri);
+    assert!(
+        published["diagnostics"].as_array().unwrap().iter().any(|d| d["code"] == "roots-list-changed"),
+        "{published:#}"
+    );
+
+    // Another program rewrites the configuration; the editor's file watcher reports it (type 2 is
+    // `Changed`), with no document of the editor saved.
+    let config = dir.path().join("mcp-lint.toml");
+    std::fs::write(&config, "era = \"2026-07-28\"\nignore = [\"roots-list-changed\"]\n").unwrap();
+    client.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": file_uri(&config), "type": 2}]}));
+    let published = client.diagnostics(&uri);
+    assert!(
+        published["diagnostics"].as_array().unwrap().iter().all(|d| d["code"] != "roots-list-changed"),
+        "{published:#}"
+    );
+
+    // A change elsewhere rereads nothing: no diagnostics are published for it.
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&dir.path().join("notes.txt")), "type": 2}]}),
+    );
+    let response = client.request("shutdown", Value::Null);
+    assert_eq!(response["result"], Value::Null, "{response}");
+    assert!(client.held.iter().all(|m| m["method"] != "textDocument/publishDiagnostics"), "{:#?}", client.held);
+    client.notify("exit", Value::Null);
+    assert_eq!(client.wait_for_exit().code(), Some(0));
+}

@@ -12,10 +12,10 @@ use std::time::{Duration, Instant};
 use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::{
     CodeActionKind, CodeActionOptions, CodeActionOrCommand, CodeActionParams, CodeActionProviderCapability,
-    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, DidSaveTextDocumentParams,
-    InitializeResult, LogMessageParams, MessageType, PositionEncodingKind, PublishDiagnosticsParams, SaveOptions,
-    ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
-    TextDocumentSyncSaveOptions, Uri,
+    DidChangeTextDocumentParams, DidChangeWatchedFilesParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
+    DidSaveTextDocumentParams, InitializeResult, LogMessageParams, MessageType, PositionEncodingKind,
+    PublishDiagnosticsParams, SaveOptions, ServerCapabilities, ServerInfo, TextDocumentSyncCapability,
+    TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Uri,
 };
 use serde::de::DeserializeOwned;
 
@@ -143,6 +143,15 @@ impl<W: Write> Server<W> {
                     self.close(p);
                 }
             }
+            // The editor watches files the server reads from disk (VS Code's extension watches the
+            // configuration and the manifests), changed by any program, not only saved in the editor.
+            "workspace/didChangeWatchedFiles" => {
+                if let Some(p) = self.notification_params::<DidChangeWatchedFilesParams>(&n)
+                    && p.changes.iter().any(|change| rereads_workspace(&change.uri))
+                {
+                    self.reread_workspace();
+                }
+            }
             // `initialized`, `$/cancelRequest` (every request is answered at once), settings, …
             _ => {}
         }
@@ -206,16 +215,18 @@ impl<W: Write> Server<W> {
             doc.diagnostics = None;
             self.publish(&uri);
         }
-        // A saved manifest or configuration can change what every open document's crate uses and
-        // which rules apply: find them all again.
-        let saved = uri.as_str().rsplit('/').next().unwrap_or("");
-        if matches!(saved, "Cargo.toml" | "Cargo.lock" | "mcp-lint.toml" | ".mcp-lint.toml") {
-            self.workspace = crate::engine::Workspace::default();
-            for doc in self.documents.values_mut() {
-                doc.diagnostics = None;
-            }
-            self.publish_unpublished();
+        if rereads_workspace(&uri) {
+            self.reread_workspace();
         }
+    }
+
+    /// Finds configuration and crate contexts again and re-checks every open document with them.
+    fn reread_workspace(&mut self) {
+        self.workspace = crate::engine::Workspace::default();
+        for doc in self.documents.values_mut() {
+            doc.diagnostics = None;
+        }
+        self.publish_unpublished();
     }
 
     fn close(&mut self, p: DidCloseTextDocumentParams) {
@@ -339,6 +350,13 @@ impl<W: Write> Server<W> {
             self.output_failed = true;
         }
     }
+}
+
+/// Whether a change to this file can change what every open document's crate uses (a manifest)
+/// or which rules apply (a configuration), so that the workspace must be found again.
+fn rereads_workspace(uri: &Uri) -> bool {
+    let name = uri.as_str().rsplit('/').next().unwrap_or("");
+    matches!(name, "Cargo.toml" | "Cargo.lock" | "mcp-lint.toml" | ".mcp-lint.toml")
 }
 
 /// Whether an action of `kind` is among those asked for by `asked`: the same kind or one below it
