@@ -2,10 +2,13 @@
 //! (`visitor`), plus small helpers rules share for reading syntax (`syntax`). A file with a
 //! syntax error is parsed item by item (`recover`), so the items that parse are still checked.
 
+pub mod loops;
 pub mod macro_body;
+pub mod mrtr_mentions;
 pub mod parse;
 pub mod recover;
 pub mod rejects;
+pub mod request_walk;
 pub mod requests;
 pub mod simple_exprs;
 pub mod syntax;
