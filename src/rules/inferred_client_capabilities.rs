@@ -252,7 +252,7 @@ impl Rule for InferredClientCapabilities {
                     format!(
                         "{} holds client data stored during `{}`{}: this reads the connection's view of \
                          the client instead of the current request's; {STATELESS}",
-                        store.shown(model, id),
+                        shown(access, depth.max(1)).unwrap_or_else(|| store.shown(model, id)),
                         store.init_fn,
                         elsewhere.as_deref().unwrap_or("")
                     ),
@@ -515,6 +515,16 @@ impl<'m> InitHandlers<'m> {
             || self.reached.contains(&id)
                 && model.callers_of(id).iter().all(|c| self.reached.contains(c) || is_override(*c))
                 && !self.arms.iter().any(|(f, _)| *f == id)
+    }
+}
+
+/// The stored place as the read spells it (`self.session.proto`), when it is written out there.
+fn shown(access: &FieldAccess, depth: usize) -> Option<String> {
+    let members = access.path.get(..depth)?.join(".");
+    match access.root {
+        _ if access.aliased => None,
+        Root::SelfValue => Some(format!("`self.{members}`")),
+        Root::Local | Root::Global => Some(format!("`{members}`")),
     }
 }
 
