@@ -8,10 +8,12 @@
 //!   in the same chain (closures passed along the chain included) or through a binding (`let`,
 //!   `if let`, `match`): `rust_fn` walks that one body;
 //! - `set_peer_info(..)`, which caches `initialize` data on the connection (`method_call`);
-//! - capability data stored in a `self` field while answering `initialize` (an rmcp or rust-mcp-sdk
+//! - capability data stored in a state place while answering `initialize` (an rmcp or rust-mcp-sdk
 //!   override, `on_initialized`, a hand-written dispatcher's `"initialize"` arm, or a helper they
-//!   pass it to) and read by another method of the same type, in any file of the crate
-//!   (`rust_crate`, asking the crate model), labelled at the read and, in the same file, the store;
+//!   pass it to) and read by code answering another request, in any file of the crate
+//!   (`rust_crate`, comparing the crate model's `state_uses` places: `self` fields, fields behind
+//!   `Arc<Inner>`, per-session map entries, guard locals, loop locals, statics), labelled at the
+//!   read and, in the same file, the store;
 //! - SDK helpers that answer from the cached `initialize` data: rust-mcp-sdk
 //!   `client_supports_sampling()` & co, rmcp `supported_elicitation_modes()` /
 //!   `supports_sampling_tools()`, fastmcp `client_supports_roots()`, and, only when that SDK is in
