@@ -8,10 +8,12 @@
 //!   in the same chain (closures passed along the chain included) or through a binding (`let`,
 //!   `if let`, `match`): `rust_fn` walks that one body;
 //! - `set_peer_info(..)`, which caches `initialize` data on the connection (`method_call`);
-//! - capability data stored in a `self` field while answering `initialize` (an rmcp or rust-mcp-sdk
+//! - capability data stored in a state place while answering `initialize` (an rmcp or rust-mcp-sdk
 //!   override, `on_initialized`, a hand-written dispatcher's `"initialize"` arm, or a helper they
-//!   pass it to) and read by another method of the same type, in any file of the crate
-//!   (`rust_crate`, asking the crate model), labelled at the read and, in the same file, the store;
+//!   pass it to) and read by code answering another request, in any file of the crate
+//!   (`rust_crate`, comparing the crate model's `state_uses` places: `self` fields, fields behind
+//!   `Arc<Inner>`, per-session map entries, guard locals, loop locals, statics), labelled at the
+//!   read and, in the same file, the store;
 //! - SDK helpers that answer from the cached `initialize` data: rust-mcp-sdk
 //!   `client_supports_sampling()` & co, rmcp `supported_elicitation_modes()` /
 //!   `supports_sampling_tools()`, fastmcp `client_supports_roots()`, and, only when that SDK is in
@@ -31,7 +33,8 @@ use syn::{Expr, Member};
 use crate::context::{Impact, Role, Sdk};
 use crate::cx::{CrateCx, Cx};
 use crate::model::extract::pat_idents;
-use crate::model::{Callee, CrateModel, FieldAccess, FileId, FnId, Handler, HandlerKind, TypeKey, within};
+use crate::model::state::{Place, PlaceRoot};
+use crate::model::{Callee, CrateModel, FieldAccess, FileId, FnId, Handler, HandlerKind, Root, within};
 use crate::rules::{FnRef, Rule, RuleMeta};
 use crate::rust::syntax::{block_text, method_call_range, text_may_mention};
 
@@ -213,28 +216,35 @@ impl Rule for InferredClientCapabilities {
             return;
         }
         for id in model.fn_ids() {
-            let (Some(owner), Some(imp)) = (model.owner(id), model.impl_of(id)) else { continue };
-            // Reads in the server's own methods: its handler impls and inherent impls. Other trait
-            // impls (`Clone`, `Debug`, …) copy or print the field, they do not act on it.
-            if imp.trait_.is_some() && imp.role != Role::Server || init.only_for_initialize(model, id) {
+            let f = model.func(id);
+            // Reads in the server's own code: its handler impls, inherent impls and free functions.
+            // Other trait impls (`Clone`, `Debug`, …) copy or print the field, they do not act on it.
+            let other_trait = model.impl_of(id).is_some_and(|imp| imp.trait_.is_some() && imp.role != Role::Server);
+            if other_trait || f.test || f.role == Role::Client || init.only_for_initialize(model, id) {
                 continue;
             }
-            let mine: Vec<&Store> = stores.iter().filter(|s| s.ty == *owner).collect();
-            let f = model.func(id);
-            for access in f.fields.iter().filter(|a| a.write.is_none()) {
-                if init.arms.iter().any(|(fn_, arm)| *fn_ == id && within(&access.range(1), arm)) {
+            // This function's own accesses, each as a crate-wide place.
+            let reads: Vec<(&FieldAccess, Place, &Store)> = model
+                .state_uses(id, None, &|_| false)
+                .uses
+                .into_iter()
+                .filter(|u| u.access.write.is_none())
+                .filter(|u| !init.arms.iter().any(|(fn_, arm)| *fn_ == id && within(&u.access.full_range(), arm)))
+                .filter_map(|u| {
+                    let store = stores.iter().find(|s| s.holds(&u.place))?;
+                    Some((u.access, u.place, store))
+                })
+                .collect();
+            for (access, place, store) in &reads {
+                // `let g = self.state.lock().unwrap(); g.caps`: the read of `self.state` is the one.
+                let direct = |s: &Store| reads.iter().any(|(a, _, o)| !a.aliased && std::ptr::eq(*o, s));
+                if access.aliased && direct(store) {
                     continue;
                 }
-                let Some(store) = mine.iter().find(|s| {
-                    access.path[0] == s.field && s.sub.as_ref().is_none_or(|sub| access.path.get(1) == Some(sub))
-                }) else {
-                    continue;
-                };
-                let shown = match &store.sub {
-                    Some(sub) => format!("`self.{}` (`{sub}`)", store.field),
-                    None => format!("`self.{}`", store.field),
-                };
-                let (file, range) = (model.file_of(id), access.range(1 + store.sub.is_some() as usize));
+                // The members of the access that name the stored place: the rest lie under it.
+                let depth = access.path.len().saturating_sub(place.path.len() - store.place.path.len());
+                let range = access.range(depth.max(1));
+                let file = model.file_of(id);
                 let elsewhere =
                     (store.file != file).then(|| format!(" (stored at {})", cx.place(store.file, store.range.start)));
                 let d = cx.report(
@@ -242,8 +252,9 @@ impl Rule for InferredClientCapabilities {
                     file,
                     range,
                     format!(
-                        "{shown} holds client data stored during `{}`{}: this reads the connection's view of \
+                        "{} holds client data stored during `{}`{}: this reads the connection's view of \
                          the client instead of the current request's; {STATELESS}",
+                        shown(access, depth.max(1)).unwrap_or_else(|| store.shown(model, id)),
                         store.init_fn,
                         elsewhere.as_deref().unwrap_or("")
                     ),
@@ -439,16 +450,33 @@ const INIT_METHODS: &[&str] = &["initialize", "notifications/initialized"];
 const MAX_CALL_DEPTH: usize = 4;
 
 struct Store {
-    /// The resolved self type of the method that stores it.
-    ty: TypeKey,
-    field: String,
-    /// A field of the stored container (`self.state.lock().caps = ..`): then only reads of that
-    /// member count.
-    sub: Option<String>,
-    /// `self.<field>` in the storing statement, and its file.
+    /// The state place the client data went to (`Workspace.client`, `Inner.sessions.caps`, a loop
+    /// local of `main`).
+    place: Place,
+    /// The stored place as the storing statement spells it, and its file.
     file: FileId,
     range: Range<usize>,
     init_fn: String,
+}
+
+impl Store {
+    /// A read of `place` reads the stored value, or a part of it.
+    fn holds(&self, place: &Place) -> bool {
+        place.root == self.place.root && place.path.starts_with(&self.place.path)
+    }
+
+    /// The place as a reader in function `reader` would name it.
+    fn shown(&self, model: &CrateModel, reader: FnId) -> String {
+        let (head, members) = match &self.place.root {
+            PlaceRoot::Type(ty) if model.owner(reader) == Some(ty) => ("self".to_owned(), &self.place.path[..]),
+            PlaceRoot::Type(ty) => (ty.rsplit("::").next().unwrap_or(ty).to_owned(), &self.place.path[..]),
+            PlaceRoot::Local(_, name) | PlaceRoot::Global(name) => {
+                (name.rsplit("::").next().unwrap_or(name).to_owned(), &self.place.path[..])
+            }
+        };
+        let path: String = members.iter().map(|m| format!(".{m}")).collect();
+        format!("`{head}{path}`")
+    }
 }
 
 /// The server's `initialize` handlers: trait overrides and dispatcher arms, and every function
@@ -492,9 +520,24 @@ impl<'m> InitHandlers<'m> {
     }
 }
 
+/// The stored place as the read spells it (`self.session.proto`), when it is written out there.
+fn shown(access: &FieldAccess, depth: usize) -> Option<String> {
+    let members = access.path.get(..depth)?.join(".");
+    match access.root {
+        _ if access.aliased => None,
+        Root::SelfValue => Some(format!("`self.{members}`")),
+        Root::Local | Root::Global => Some(format!("`{members}`")),
+    }
+}
+
 fn find_stores(model: &CrateModel, init: &InitHandlers) -> Vec<Store> {
     let mut out: Vec<Store> = Vec::new();
     for h in &init.handlers {
+        // Every access the handler's code makes, with the place the model gives it.
+        let state = model.handler_state(h, &|_| true);
+        let place_of = |id: FnId, access: &FieldAccess| {
+            state.uses.iter().find(|u| u.fn_ == id && std::ptr::eq(u.access, access)).map(|u| &u.place)
+        };
         let f = model.func(h.fn_);
         // The `initialize` request itself: `request: InitializeRequestParams`.
         let taint = f
@@ -512,12 +555,13 @@ fn find_stores(model: &CrateModel, init: &InitHandlers) -> Vec<Store> {
             }
             let f = model.func(id);
             let inside = |r: &Range<usize>| arm.as_ref().is_none_or(|a| within(r, a));
-            if let Some(ty) = model.owner(id) {
-                for access in &f.fields {
-                    let Some(value) = access.write else { continue };
-                    if (value.client_data || value.params & taint != 0) && inside(&access.range(1)) {
-                        add_store(&mut out, ty, access, model.file_of(id), &init_fn);
-                    }
+            for access in f.fields.iter().chain(&f.places) {
+                let Some(value) = access.write else { continue };
+                if (value.client_data || value.params & taint != 0)
+                    && inside(&access.full_range())
+                    && let Some(place) = place_of(id, access)
+                {
+                    add_store(&mut out, model, place, access, model.file_of(id), &init_fn);
                 }
             }
             if depth == MAX_CALL_DEPTH {
@@ -541,17 +585,32 @@ fn find_stores(model: &CrateModel, init: &InitHandlers) -> Vec<Store> {
     out
 }
 
-fn add_store(out: &mut Vec<Store>, ty: &TypeKey, access: &FieldAccess, file: FileId, init_fn: &str) {
-    let (field, sub) = (access.path[0].clone(), access.path.get(1).cloned());
-    if out.iter().any(|s| s.ty == *ty && s.field == field && (s.sub.is_none() || s.sub == sub)) {
+fn add_store(
+    out: &mut Vec<Store>,
+    model: &CrateModel,
+    place: &Place,
+    access: &FieldAccess,
+    file: FileId,
+    init_fn: &str,
+) {
+    match &place.root {
+        // A type's whole value (`self.session.insert(..)` with `session: SessionState`) would make
+        // every read of that type a read of the client data: not a flow we can tell.
+        PlaceRoot::Type(_) if place.path.is_empty() => return,
+        // A parameter no caller binds (`fn serve(state: &mut State, ..)`): whether its value
+        // outlives one request is the unseen caller's choice.
+        PlaceRoot::Local(f, name) if model.func(*f).params.iter().any(|p| p.name.as_ref() == Some(name)) => return,
+        _ => {}
+    }
+    // Stored where another store already covers, or under it: one store, the outermost.
+    let under = |outer: &Place, inner: &Place| outer.root == inner.root && inner.path.starts_with(&outer.path);
+    if out.iter().any(|s| under(&s.place, place)) {
         return;
     }
-    // A whole-field store makes the member-only ones of that field redundant.
-    if sub.is_none() {
-        out.retain(|s| !(s.ty == *ty && s.field == field));
-    }
-    let range = access.range(1);
-    out.push(Store { ty: ty.clone(), field, sub, file, range, init_fn: init_fn.to_owned() });
+    out.retain(|s| !under(place, &s.place));
+    // `self.<field>` as the statement spells it; the whole place when reached through a local.
+    let range = if access.aliased || access.root != Root::SelfValue { access.full_range() } else { access.range(1) };
+    out.push(Store { place: place.clone(), file, range, init_fn: init_fn.to_owned() });
 }
 
 #[cfg(test)]
@@ -671,5 +730,18 @@ mod tests {
     fn dispatcher_in_a_free_function_is_not_a_self_store() {
         let code = "fn serve(state: &mut State, method: &str, params: Value) {\n    match method {\n        \"initialize\" => state.caps = Some(params[\"capabilities\"].clone()),\n        \"tools/call\" => { let _ = &state.caps; }\n        _ => {}\n    }\n}\n";
         assert!(lines(code).is_empty());
+    }
+
+    #[test]
+    fn loop_local_of_a_dispatcher_in_main() {
+        // Declared before the read loop: it outlives every request the loop answers.
+        let code = "fn main() {\n    let mut caps = None;\n    for line in stdin_lines() {\n        match line.method.as_str() {\n            \"initialize\" => { caps = Some(line.params[\"capabilities\"].clone()); }\n            \"tools/call\" => { if caps.is_some() { reply(&line); } }\n            _ => {}\n        }\n    }\n}\n";
+        assert_eq!(lines(code), vec![6]);
+    }
+
+    #[test]
+    fn store_through_arc_inner_read_in_the_inner_type() {
+        let code = "struct Inner { caps: Mutex<Option<Caps>>, hits: Mutex<u32> }\nimpl Inner {\n    fn can_sample(&self) -> bool { self.caps.lock().unwrap().is_some() }\n    fn count(&self) -> u32 { *self.hits.lock().unwrap() }\n}\nstruct S { inner: Arc<Inner> }\nimpl ServerHandler for S {\n    async fn initialize(&self, request: InitializeRequestParams, cx: RequestContext<RoleServer>) {\n        *self.inner.caps.lock().unwrap() = Some(request.capabilities);\n        *self.inner.hits.lock().unwrap() = 0;\n    }\n}\n";
+        assert_eq!(lines(code), vec![3], "`Inner.caps`, wherever it is spelled");
     }
 }
