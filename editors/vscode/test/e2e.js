@@ -76,11 +76,23 @@ async function main() {
     const line = lines.findIndex((l) => l.includes('.enable_roots_list_changed()'));
     if (line < 0) throw new Error(`${relative} has no .enable_roots_list_changed() to fix`);
     const column = lines[line].indexOf('enable_roots_list_changed') + 3;
-    await command(page, 'Control+G', `:${line + 1}:${column}`);
-    await page.keyboard.press('Control+.');
     const title = 'remove `.enable_roots_list_changed()`';
     const menu = page.locator('.action-widget:not(.action-list-submenu-panel)').first();
-    await menu.getByText(title).first().waitFor();
+    // Ctrl+. pressed while the editor is still taking focus back from Go to Line, or before the
+    // server's code actions for the line arrived, opens nothing (seen once in CI): then close
+    // whatever opened, put the cursor there again and press it again, a few times.
+    for (let attempt = 1; ; attempt++) {
+      await command(page, 'Control+G', `:${line + 1}:${column}`);
+      await page.keyboard.press('Control+.');
+      try {
+        await menu.getByText(title).first().waitFor({ timeout: Math.min(STEP, 12000) });
+        break;
+      } catch (err) {
+        if (attempt === 4) throw err;
+        log(`quick-fix menu not shown (attempt ${attempt}); again`);
+        await page.keyboard.press('Escape');
+      }
+    }
     const offered = await menu.innerText();
     await shot(page, '2-quick-fix-menu', { offered });
     await menu.locator('.monaco-list-row', { hasText: title }).first().click();
