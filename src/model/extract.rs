@@ -14,7 +14,7 @@ use super::{
 use crate::context::Role;
 use crate::cx::Cx;
 use crate::rust::macro_body::MacroBody;
-use crate::rust::syntax::{has_attr, sig_mentions};
+use crate::rust::syntax::{has_attr, is_self, sig_mentions};
 
 /// Fields of what a client declared in `initialize` (rmcp's `InitializeRequestParams`) and JSON keys
 /// of the same data.
@@ -375,10 +375,6 @@ struct Body<'c, 'a, 'ast> {
     nested: Vec<&'ast syn::Item>,
     /// Which names are state places (`state::Locals`).
     locals: state::Locals,
-}
-
-fn is_self(e: &Expr) -> bool {
-    matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("self"))
 }
 
 impl<'ast> Body<'_, '_, 'ast> {

@@ -19,7 +19,7 @@ use syn::visit::{self, Visit};
 use syn::{BinOp, Expr, Lit, Pat, Type, UnOp};
 
 use crate::rust::macro_body::MacroBody;
-use crate::rust::syntax::path_ends_with;
+use crate::rust::syntax::{is_self, path_ends_with};
 use std::rc::Rc;
 
 /// What a value is, as far as the roots rules care.
@@ -692,10 +692,6 @@ fn merge(a: Option<Kind>, b: Option<Kind>) -> Option<Kind> {
         (Some(k @ Kind::List(_)), Some(Kind::Source(_))) | (Some(Kind::Source(_)), Some(k @ Kind::List(_))) => Some(k),
         _ => None,
     }
-}
-
-pub(crate) fn is_self(e: &Expr) -> bool {
-    matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("self"))
 }
 
 /// `["a", "b"]` for `self.a.b`, through guards and accessors (`self.a.lock().unwrap().b`,

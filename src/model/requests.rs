@@ -16,33 +16,16 @@ use syn::Expr;
 
 use super::{Callee, CrateModel, FnId, Param, handlers};
 use crate::cx::{CrateCx, Cx};
-use crate::rust::requests::raw_spells;
+use crate::rust::requests::{REQUEST_VERBS, raw_spells};
 use crate::rust::syntax::str_value;
 
-/// Sending calls whose arguments include the method. Not the generic verbs of
-/// `rust::requests::REQUEST_VERBS` (`send`, `call`, `request`, `rpc`): a channel's `send(msg)`
-/// says nothing about what the message is.
-const METHOD_SENDERS: &[&str] = &[
-    "send_request",
-    "send_request_raw",
-    "send_raw_request",
-    "send_req",
-    "send_rpc",
-    "send_json_rpc",
-    "request_raw",
-    "raw_request",
-    "call_method",
-    "call_rpc",
-    "rpc_call",
-    "new_request",
-    "make_request",
-    "build_request",
-    "write_request",
-];
+/// The generic verbs of `rust::requests::REQUEST_VERBS`: a channel's `send(msg)` says nothing
+/// about what the message is, so a parameter handed to one is not a request method.
+const GENERIC_VERBS: &[&str] = &["send", "call", "request", "rpc"];
 
 /// Whether a call of this name sends (or builds) a request from a method argument.
 pub fn sends_its_method_argument(name: &str) -> bool {
-    METHOD_SENDERS.contains(&name)
+    REQUEST_VERBS.contains(&name) && !GENERIC_VERBS.contains(&name)
 }
 
 /// The parameters (bits) typed as a string.
