@@ -54,7 +54,8 @@ def needs_parsing(words):
     """Whether mcp-lint must parse a Rust file, decided here independently of its prefilter: a
     rule's word, a JSON-only word in a file with a `json!` body, or an MCP-only word in a file
     that shows it is MCP code. (mcp-lint also parses a file with an MCP-only word when its crate
-    depends on an MCP SDK; leaving those out keeps the tree to files it must parse.)"""
+    depends on an MCP SDK, and one with a crate word when another file of its crate selects the
+    word's rule; leaving those out keeps the tree to files it must parse.)"""
     def py(word):
         return ("(?<![A-Za-z0-9_])" + re.escape(word[2:])) if word.startswith("\\b") else re.escape(word)
     def alternation(kind):

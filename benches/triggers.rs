@@ -1,5 +1,5 @@
 //! Prints every enabled rule's trigger words, one per line as `rule<TAB>kind<TAB>word` (`kind` is
-//! `any`, `json` or `mcp`), then the words that make a Rust file MCP code for the `mcp` ones, as
+//! `any`, `json`, `mcp` or `crate`), then the words that make a Rust file MCP code for the `mcp` ones, as
 //! `-<TAB>mcp-code<TAB>word`: the benchmark gives ripgrep the same rule words as an equivalent
 //! search, and the list shows which words make files expensive.
 
@@ -14,6 +14,7 @@ fn main() {
                 TriggerKind::Any => "any",
                 TriggerKind::Json => "json",
                 TriggerKind::Mcp => "mcp",
+                TriggerKind::Crate => "crate",
             };
             for w in words {
                 println!("{}\t{kind}\t{w}", meta.name);

@@ -2,7 +2,7 @@
 //! version, from `Cargo.toml` and `Cargo.lock`) and the role the code plays (server or client).
 //! Rules read this instead of guessing on their own, and severity is decided here, in one place.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -473,9 +473,43 @@ pub struct CrateContexts {
     canonical: crate::discover::CanonicalDirs,
     /// Canonical folder → the folder of the nearest manifest at or above it.
     crate_dirs: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
+    /// Crate (as `crate_and_module` keys it) → the model rules its files' own words select: a file
+    /// with only a rule's crate words counts for that rule where its crate is here.
+    model_selections: Mutex<HashMap<PathBuf, HashSet<&'static str>>>,
+    /// Crates (keyed as `model_selections`) with a file that has roots words.
+    roots_words: Mutex<HashSet<PathBuf>>,
 }
 
 impl CrateContexts {
+    /// Records that a file's own words select these model rules (by name), for its crate.
+    pub fn select_model_rules(&self, file: &Path, rules: impl IntoIterator<Item = &'static str>) {
+        let mut rules = rules.into_iter().peekable();
+        if rules.peek().is_none() {
+            return;
+        }
+        let key = self.crate_and_module(file).0;
+        self.model_selections.lock().unwrap().entry(key).or_default().extend(rules);
+    }
+
+    /// Records that `file` has roots words (`model::roots::ROOTS_WORDS`), for its crate.
+    pub fn note_roots_words(&self, file: &Path) {
+        let key = self.crate_and_module(file).0;
+        self.roots_words.lock().unwrap().insert(key);
+    }
+
+    /// Whether some file of `file`'s crate has roots words (`note_roots_words`).
+    pub fn has_roots_words(&self, file: &Path) -> bool {
+        let key = self.crate_and_module(file).0;
+        self.roots_words.lock().unwrap().contains(&key)
+    }
+
+    /// Whether some file of `file`'s crate selects the model rule `name` by its own words
+    /// (`select_model_rules`).
+    pub fn crate_selects(&self, file: &Path, name: &str) -> bool {
+        let key = self.crate_and_module(file).0;
+        self.model_selections.lock().unwrap().get(&key).is_some_and(|rules| rules.contains(name))
+    }
+
     /// The folder of the manifest nearest above `file` (canonical), if any.
     pub fn crate_dir(&self, file: &Path) -> Option<PathBuf> {
         self.crate_dir_of(&self.canonical.of_file(file))

@@ -162,6 +162,7 @@ pub fn check_discovered(found: Discovered, opts: &Options) -> RunResult {
 fn analyse_loaded(found: Discovered, loaded: Vec<Loaded>, pool: &rayon::ThreadPool, opts: &Options) -> RunResult {
     let contexts = CrateContexts::default();
     seed_eras(&contexts, &found.walked, &loaded);
+    select_model_rules(&contexts, &loaded);
     let mut loaded = loaded;
     loaded.sort_by_key(|l| std::cmp::Reverse(l.size()));
     let outcomes: Vec<Outcome> = pool
@@ -269,6 +270,25 @@ fn seed_eras(contexts: &CrateContexts, walked: &[PathBuf], loaded: &[Loaded]) {
     }
 }
 
+/// Which model rules each crate's files select by their own words, so a file with only a
+/// rule's crate words (`RuleMeta::crate_triggers`) is parsed for it only where its crate has one.
+fn select_model_rules(contexts: &CrateContexts, loaded: &[Loaded]) {
+    for l in loaded {
+        if let Work::Check { scan, text, .. } = &l.work {
+            note_crate_words(contexts, &l.path, scan, text);
+        }
+    }
+}
+
+/// What a file tells of its crate before any file is checked: the model rules its own words
+/// select, and whether it has roots words.
+fn note_crate_words(contexts: &CrateContexts, path: &Path, scan: &Scan, text: &str) {
+    contexts.select_model_rules(path, scan.own_model_rules(path, contexts).iter().map(|r| r.meta().name));
+    if crate::model::roots::mentions_roots_words(text) {
+        contexts.note_roots_words(path);
+    }
+}
+
 fn check_loaded_file(l: Loaded, contexts: &CrateContexts, opts: &Options) -> Outcome {
     match l.work {
         Work::Skip(note) => Outcome::Skipped(note),
@@ -352,6 +372,8 @@ fn check_loaded(
     opts: &Options,
 ) -> Outcome {
     let scan = prefilter.scan(text.as_bytes(), FileKind::of(path));
+    // The file is its crate's only one here: what it selects is what the crate selects.
+    note_crate_words(contexts, path, &scan, &text);
     check_scanned(path, shown, text, scan, contexts, opts)
 }
 
@@ -381,7 +403,8 @@ fn check_scanned(
     } else if !model_rules.is_empty() && file.kind() == FileKind::Rust {
         // The file feeds its crate's model: finished with the crate (`finish_crates`).
         let (crate_key, module) = contexts.crate_and_module(path);
-        let (diagnostics, extents, facts) = analyse_file(&file, &crate_ctx, &active, role, &suppressions, Some(module));
+        let feed = ModelFeed { module, roots_in_crate: contexts.has_roots_words(path) };
+        let (diagnostics, extents, facts) = analyse_file(&file, &crate_ctx, &active, role, &suppressions, Some(feed));
         match facts {
             Some(facts) => {
                 let pending = PendingFile {
@@ -461,8 +484,8 @@ fn analyse(
     suppressions: &Suppressions,
 ) -> Vec<Diagnostic> {
     let model_rules: Vec<&'static dyn Rule> = rules.iter().copied().filter(|r| r.uses_model()).collect();
-    let module = (!model_rules.is_empty()).then(Vec::new);
-    let (mut diagnostics, extents, facts) = analyse_file(file, crate_ctx, rules, role, suppressions, module);
+    let feed = (!model_rules.is_empty()).then(|| ModelFeed { module: Vec::new(), roots_in_crate: true });
+    let (mut diagnostics, extents, facts) = analyse_file(file, crate_ctx, rules, role, suppressions, feed);
     if let Some(facts) = facts {
         let model = CrateModel::new(vec![facts]);
         let found = run_crate_rules(&model_rules, &model, vec![CrateFile { file, crate_ctx }]);
@@ -471,19 +494,27 @@ fn analyse(
     finish(file, diagnostics, suppressions, &extents, settings)
 }
 
-/// A file's per-file rules, and its facts for the crate model when `module` (its module in the
-/// crate) is given and it is Rust that parses.
+/// What a file that feeds its crate's model needs to know of the crate.
+struct ModelFeed {
+    /// Its module in the crate.
+    module: Vec<String>,
+    /// Whether some file of the crate has roots words (`model::extract::file_facts`).
+    roots_in_crate: bool,
+}
+
+/// A file's per-file rules, and its facts for the crate model when `feed` is given and it is
+/// Rust that parses.
 fn analyse_file(
     file: &SourceFile,
     crate_ctx: &CrateContext,
     rules: &[&'static dyn Rule],
     role: crate::context::Role,
     suppressions: &Suppressions,
-    module: Option<Vec<String>>,
+    feed: Option<ModelFeed>,
 ) -> (Vec<Diagnostic>, Extents, Option<FileFacts>) {
     let anchors = suppressions.anchors();
     match file.kind() {
-        FileKind::Rust => check_rust(file, crate_ctx, rules, role, &anchors, module),
+        FileKind::Rust => check_rust(file, crate_ctx, rules, role, &anchors, feed),
         kind => {
             let (diagnostics, extents) = check_json(file, crate_ctx, rules, kind, &anchors);
             (diagnostics, extents, None)
@@ -598,7 +629,7 @@ fn check_rust(
     rules: &[&'static dyn Rule],
     role: crate::context::Role,
     anchors: &[usize],
-    module: Option<Vec<String>>,
+    feed: Option<ModelFeed>,
 ) -> (Vec<Diagnostic>, Extents, Option<FileFacts>) {
     // A file with a syntax error keeps the findings of the items that parse (`recover`).
     let recovered = parse_rust_recovering(&file.text);
@@ -614,7 +645,7 @@ fn check_rust(
         // What own-line suppressions cover, from the same tree (no second parse).
         extents = suppress::rust_extents(&parsed.file, parsed.base, anchors);
         // The crate model's facts, from the same tree too, while its spans exist.
-        facts = module.map(|module| crate::model::extract::file_facts(&cx, &parsed.file, module));
+        facts = feed.map(|f| crate::model::extract::file_facts(&cx, &parsed.file, f.module, f.roots_in_crate));
         diagnostics.append(&mut cx.diagnostics);
     }
     // Spans live in a thread-local map that only grows; this file's are no longer needed.

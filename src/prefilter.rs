@@ -51,6 +51,9 @@ struct Meaning {
     json_rules: Vec<usize>,
     /// Rules it activates in JSON files, and in Rust files of MCP code (`RuleMeta::mcp_triggers`).
     mcp_rules: Vec<usize>,
+    /// Rules it lets a Rust file feed the crate model of, when another file of the crate selects
+    /// them (`RuleMeta::crate_triggers`).
+    crate_rules: Vec<usize>,
     /// A word that makes a Rust file MCP code (role words, `MCP_EVIDENCE`, `MCP_CODE_WORDS`).
     mcp_code: bool,
     server: bool,
@@ -84,12 +87,24 @@ pub struct Scan {
     /// the prefilter on or off (the model's files are the same either way), without and with an
     /// MCP SDK in the crate (as `active` and `with_sdk`).
     model: [Vec<&'static dyn Rule>; 2],
+    /// Model rules that only crate words (`RuleMeta::crate_triggers`) select in this Rust file:
+    /// they run on it, and it feeds their model, when another file of its crate selects them
+    /// (`CrateContexts::crate_selects`).
+    by_crate: Vec<&'static dyn Rule>,
 }
 
 impl Scan {
     /// The rules using the crate model that the file's words select (see `rules_for`): the file
     /// feeds their crate's model when there is one.
     pub fn model_rules_for(&self, path: &Path, contexts: &CrateContexts) -> Vec<&'static dyn Rule> {
+        let mut rules = self.own_model_rules(path, contexts);
+        add_crate_selected(&self.by_crate, &mut rules, path, contexts);
+        rules
+    }
+
+    /// The model rules the file's own words select, without the crate words: what makes the
+    /// crate's other files with crate words count (`CrateContexts::select_model_rules`).
+    pub fn own_model_rules(&self, path: &Path, contexts: &CrateContexts) -> Vec<&'static dyn Rule> {
         if self.model[0].len() == self.model[1].len() {
             return self.model[0].clone();
         }
@@ -98,14 +113,35 @@ impl Scan {
     }
 
     /// The rules that can fire in the file at `path`: `active`, and the MCP-only words' rules too
-    /// when the file's crate depends on an MCP SDK (looked up only then).
+    /// when the file's crate depends on an MCP SDK (looked up only then), and the crate words'
+    /// rules that another file of the crate selects.
     pub fn rules_for(self, path: &Path, contexts: &CrateContexts) -> Vec<&'static dyn Rule> {
-        if !self.with_sdk.is_empty() && !contexts.for_file(path).sdks.is_empty() { self.with_sdk } else { self.active }
+        let Scan { active, with_sdk, by_crate, .. } = self;
+        let mut rules =
+            if !with_sdk.is_empty() && !contexts.for_file(path).sdks.is_empty() { with_sdk } else { active };
+        add_crate_selected(&by_crate, &mut rules, path, contexts);
+        rules
     }
 
-    /// Whether the file needs parsing if its crate has an MCP SDK.
+    /// Whether the file needs parsing if its crate has an MCP SDK, or if another file of its
+    /// crate selects a rule its crate words name.
     pub fn may_need_parsing(&self) -> bool {
-        !self.active.is_empty() || !self.with_sdk.is_empty()
+        !self.active.is_empty() || !self.with_sdk.is_empty() || !self.by_crate.is_empty()
+    }
+}
+
+/// Adds to `rules` those of `by_crate` that another file of the crate at `path` selects.
+fn add_crate_selected(
+    by_crate: &[&'static dyn Rule],
+    rules: &mut Vec<&'static dyn Rule>,
+    path: &Path,
+    contexts: &CrateContexts,
+) {
+    for &rule in by_crate {
+        let name = rule.meta().name;
+        if !rules.iter().any(|r| r.meta().name == name) && contexts.crate_selects(path, name) {
+            rules.push(rule);
+        }
     }
 }
 
@@ -162,6 +198,7 @@ impl Prefilter {
                 TriggerKind::Any => m.rules.push(i),
                 TriggerKind::Json => m.json_rules.push(i),
                 TriggerKind::Mcp => m.mcp_rules.push(i),
+                TriggerKind::Crate => m.crate_rules.push(i),
             }
         }
         // Role words make a file MCP code too.
@@ -181,9 +218,11 @@ impl Prefilter {
             out.push(crate::suppress::MARKER);
             out
         };
-        // An MCP-only word lets a Rust file through: whether its crate has an SDK is known later.
-        let first_pass_rust =
-            LazyFirstPass::new(words_where(&|m| !m.rules.is_empty() || !m.mcp_rules.is_empty() || m.json_macro));
+        // An MCP-only word lets a Rust file through: whether its crate has an SDK is known later;
+        // so does a crate word: whether another file of the crate selects its rule, too.
+        let first_pass_rust = LazyFirstPass::new(words_where(&|m| {
+            !m.rules.is_empty() || !m.mcp_rules.is_empty() || !m.crate_rules.is_empty() || m.json_macro
+        }));
         let first_pass_json = LazyFirstPass::new(words_where(&|m| {
             !m.rules.is_empty() || !m.json_rules.is_empty() || !m.mcp_rules.is_empty()
         }));
@@ -260,6 +299,7 @@ impl Prefilter {
         // What the words alone select, without and with an MCP SDK in the crate.
         let mut by_words = vec![false; self.rules.len()];
         let mut by_words_with_sdk = by_words.clone();
+        let mut by_crate_words = by_words.clone();
         let (mut server, mut client) = (false, false);
         for meaning in found() {
             for &i in &meaning.rules {
@@ -272,6 +312,9 @@ impl Prefilter {
                 by_words[i] |= mcp_code;
                 by_words_with_sdk[i] = true;
             }
+            if kind == FileKind::Rust {
+                meaning.crate_rules.iter().for_each(|&i| by_crate_words[i] = true);
+            }
             server |= meaning.server;
             client |= meaning.client;
         }
@@ -280,13 +323,16 @@ impl Prefilter {
         };
         // The model's files are what the words select with the prefilter on or off.
         let model = [pick(&by_words, &|r| r.uses_model()), pick(&by_words_with_sdk, &|r| r.uses_model())];
+        // What only the crate words select: the crate decides (`Scan::rules_for`).
+        by_crate_words.iter_mut().zip(&by_words).for_each(|(c, own)| *c &= !own);
+        let by_crate = pick(&by_crate_words, &|r| r.uses_model());
         // With the prefilter off, every rule is active.
         if !self.enabled {
             by_words.fill(true);
             by_words_with_sdk.fill(true);
         }
         let with_sdk = if by_words_with_sdk == by_words { Vec::new() } else { pick(&by_words_with_sdk, &|_| true) };
-        Scan { active: pick(&by_words, &|_| true), with_sdk, role: Role::from_words(server, client), model }
+        Scan { active: pick(&by_words, &|_| true), with_sdk, role: Role::from_words(server, client), model, by_crate }
     }
 }
 

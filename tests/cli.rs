@@ -269,3 +269,53 @@ fn the_bundled_demo_shows_findings() {
         ]
     );
 }
+
+/// A word that only makes a file feed the crate model (`method:` in a helper that builds requests)
+/// gets the file parsed where another file of its crate has one of the rule's own words, and
+/// nowhere else: an HTTP crate full of `method:` fields is read, never parsed.
+#[test]
+fn crate_words_count_only_in_crates_the_rule_is_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = |name: &str| format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\n");
+    write(dir.path(), "server/Cargo.toml", &manifest("server"));
+    write(
+        dir.path(),
+        "server/src/main.rs",
+        "mod tools;\nmod wire;\n\npub struct Conn { pub next: u64 }\n\nfn main() {\n    let mut c = Conn { next: 0 };\n    c.draft_reply();\n}\n",
+    );
+    write(
+        dir.path(),
+        "server/src/wire.rs",
+        "//! What the server writes to the client.\n\npub struct Outgoing {\n    pub id: u64,\n    pub method: String,\n}\n\n\
+         impl crate::Conn {\n    /// Sends a request whose method is `method`.\n    pub fn ask(&mut self, method: &str) -> u64 {\n        \
+         self.next += 1;\n        let out = Outgoing { id: self.next, method: method.to_owned() };\n        \
+         println!(\"{} {}\", out.id, out.method);\n        out.id\n    }\n}\n",
+    );
+    write(
+        dir.path(),
+        "server/src/tools.rs",
+        "impl crate::Conn {\n    pub fn draft_reply(&mut self) {\n        self.ask(\"sampling/createMessage\");\n    }\n}\n",
+    );
+    write(dir.path(), "http/Cargo.toml", &manifest("http"));
+    write(
+        dir.path(),
+        "http/src/lib.rs",
+        "pub struct Request {\n    pub method: String,\n}\n\npub fn get() -> Request {\n    Request { method: \"GET\".into() }\n}\n",
+    );
+    let out = mcp_lint().current_dir(dir.path()).args(["check", "--format", "json", "."]).assert().code(1);
+    let findings: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let found: Vec<(&str, &str)> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["rule"].as_str().unwrap(), f["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(found, [("server-initiated-request", "server/src/tools.rs")]);
+    // The server's files are parsed (the helper for the model), the HTTP crate's is not.
+    mcp_lint()
+        .current_dir(dir.path())
+        .args(["check", "."])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("4 files checked, 2 parsed"));
+}

@@ -29,10 +29,13 @@ const STORE_METHODS: &[&str] =
 /// Impl attributes that make an impl server code.
 const SERVER_IMPL_ATTRS: &[&str] = &["tool_router", "tool_handler", "prompt_router", "prompt_handler"];
 
-pub fn file_facts(cx: &Cx, file: &syn::File, module: Vec<String>) -> FileFacts {
+/// `roots_in_crate`: whether some file of the crate has roots words (`roots::ROOTS_WORDS`). Where
+/// none has, no list of the crate is the client's roots, so no function's roots facts are kept
+/// (their walk is a large part of the facts' cost).
+pub fn file_facts(cx: &Cx, file: &syn::File, module: Vec<String>, roots_in_crate: bool) -> FileFacts {
     let state = super::request_state::file_state(cx);
     let out = FileFacts { module: module.clone(), role: cx.file_role, ..Default::default() };
-    let roots = (super::roots::file_fields_seen(cx, file), super::roots::file_evidence(cx));
+    let roots = roots_in_crate.then(|| (super::roots::file_fields_seen(cx, file), super::roots::file_evidence(cx)));
     let mut e = Extract { cx, out, state, roots };
     e.items(&file.items, &module);
     e.out
@@ -43,8 +46,9 @@ struct Extract<'c, 'a> {
     out: FileFacts,
     /// What `request_state::value_facts` needs of the file, when it mentions `requestState`.
     state: Option<super::request_state::FileState>,
-    /// The file's `self` fields that hold roots, and whether it has roots words (`roots`).
-    roots: (Vec<(String, super::flow::Elem)>, bool),
+    /// The file's `self` fields that hold roots, and whether it has roots words (`roots`); `None`
+    /// where no file of the crate has roots words.
+    roots: Option<(Vec<(String, super::flow::Elem)>, bool)>,
 }
 
 /// The impl around a method: its index and role.
@@ -224,7 +228,10 @@ impl Extract<'_, '_> {
             list_changed: Vec::new(),
             values: super::request_state::value_facts(self.cx, sig, body, self.state),
             request_method_params: 0,
-            roots: super::roots::fn_facts(self.cx, sig, body, &self.roots.0, self.roots.1),
+            roots: self
+                .roots
+                .as_ref()
+                .and_then(|(fields, evidence)| super::roots::fn_facts(self.cx, sig, body, fields, *evidence)),
         };
         let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new(), locals };
         body_walk.visit_block(body);

@@ -715,7 +715,7 @@ pub(crate) mod tests {
                 let file = crate::source::SourceFile::new(path.into(), path.to_string(), text.to_string());
                 let ctx = crate::context::CrateContext::default();
                 let cx = crate::cx::Cx::new(&file, &ctx, crate::cx::Origin::Rust);
-                let facts = extract::file_facts(&cx, &parsed.file, module_of(std::path::Path::new(path)));
+                let facts = extract::file_facts(&cx, &parsed.file, module_of(std::path::Path::new(path)), true);
                 proc_macro2::extra::invalidate_current_thread_spans();
                 facts
             })

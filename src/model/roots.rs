@@ -361,7 +361,12 @@ pub fn fn_facts(
 
 /// Whether the file has roots words, for `fn_facts`.
 pub fn file_evidence(cx: &Cx) -> bool {
-    roots_search().is_match(&cx.file.text)
+    mentions_roots_words(&cx.file.text)
+}
+
+/// Whether a text has one of `ROOTS_WORDS`.
+pub fn mentions_roots_words(text: &str) -> bool {
+    roots_search().is_match(text)
 }
 
 /// The walk of one function for its `RootsFacts`.
@@ -503,18 +508,21 @@ impl Uses<'_, '_, '_> {
             if STD_METHODS.contains(&name.as_str()) || stores_into_self {
                 return;
             }
-            self.passed_on(flow, &m.args.iter().collect::<Vec<_>>(), method_call_range(self.cx, m));
+            let cx = self.cx;
+            self.passed_on(flow, &m.args.iter().collect::<Vec<_>>(), || method_call_range(cx, m));
         }
     }
 
     /// A roots list given whole as an argument.
-    fn passed_on(&mut self, flow: &mut Flow, args: &[&Expr], range: Range<usize>) {
+    /// `range`: the call's, worked out only for a list passed (most calls pass none, and a
+    /// node's range prints it to tokens).
+    fn passed_on(&mut self, flow: &mut Flow, args: &[&Expr], range: impl Fn() -> Range<usize>) {
         for arg in args {
             if matches!(strip(arg), Expr::Closure(_)) {
                 continue;
             }
             if let Some(k) = flow.kind_of(arg).filter(|k| k.is_list()) {
-                self.record(Purpose::PassedOn, k, range.clone(), arg);
+                self.record(Purpose::PassedOn, k, range(), arg);
             }
         }
     }
@@ -547,12 +555,13 @@ impl Sink for Uses<'_, '_, '_> {
             }
             Expr::Call(c) => {
                 let Expr::Path(p) = strip(&c.func) else { return };
-                let range = self.cx.node_range(e);
+                let cx = self.cx;
+                let range = || cx.node_range(e);
                 if DIR_CALLS.iter().any(|tail| crate::rust::syntax::path_ends_with(&p.path, tail))
                     && let Some(arg) = c.args.first()
                     && let Some(k) = Self::rooted_item(flow.kind_of(arg))
                 {
-                    self.record(Purpose::WorkingDir, k, range, arg);
+                    self.record(Purpose::WorkingDir, k, range(), arg);
                     return;
                 }
                 let wraps = ["Some", "Ok", "Err", "Box", "Arc", "Rc", "PathBuf", "Path", "String"];
@@ -800,13 +809,16 @@ impl RootsFlow {
     /// Every use of the client's roots in the crate, in model order: those a function shows
     /// itself, and those through places and helpers the model resolved.
     pub fn uses<'m>(&'m self, model: &'m CrateModel) -> impl Iterator<Item = ResolvedUse<'m>> + 'm {
-        model.fn_ids().flat_map(move |id| {
-            let facts = model.func(id).roots.as_deref();
-            facts.into_iter().flat_map(move |facts| {
-                facts.uses.iter().filter_map(move |u| {
-                    let (via, elem) = self.resolve(model, id, facts, u.of)?;
-                    Some(ResolvedUse { fn_: id, use_: u, via, elem })
-                })
+        model.fn_ids().flat_map(move |id| self.uses_in(model, id))
+    }
+
+    /// `uses` of one function.
+    pub fn uses_in<'m>(&'m self, model: &'m CrateModel, id: FnId) -> impl Iterator<Item = ResolvedUse<'m>> + 'm {
+        let facts = model.func(id).roots.as_deref();
+        facts.into_iter().flat_map(move |facts| {
+            facts.uses.iter().filter_map(move |u| {
+                let (via, elem) = self.resolve(model, id, facts, u.of)?;
+                Some(ResolvedUse { fn_: id, use_: u, via, elem })
             })
         })
     }
@@ -826,7 +838,7 @@ impl RootsFlow {
     /// unknown (see `RootsPurpose`).
     pub fn purpose(&self, model: &CrateModel, id: FnId) -> RootsPurpose {
         let mut seen: HashMap<Purpose, usize> = HashMap::new();
-        for u in self.uses(model).filter(|u| u.fn_ == id) {
+        for u in self.uses_in(model, id) {
             *seen.entry(u.use_.purpose).or_default() += 1;
         }
         let has = |p| seen.contains_key(&p);

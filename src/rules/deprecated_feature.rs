@@ -66,6 +66,7 @@ static META: RuleMeta = RuleMeta {
     ],
     json_triggers: &["\"roots\"", "\"sampling\"", "\"logging\"", "\"sse\""],
     mcp_triggers: &[],
+    crate_triggers: &[],
     help: Some(
         "roots, sampling and logging are deprecated by SEP-2577: pass directories as tool parameters, call an LLM \
          provider's API directly, and log to stderr or OpenTelemetry",

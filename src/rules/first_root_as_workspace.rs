@@ -23,21 +23,20 @@ use crate::context::{Impact, Role};
 use crate::cx::CrateCx;
 use crate::model::CrateModel;
 use crate::model::roots::{Purpose, ROOTS_WORDS, RootsPurpose, Via};
-use crate::rules::{Rule, RuleMeta, concat_words};
+use crate::rules::{Rule, RuleMeta};
 
 pub struct FirstRootAsWorkspace;
-
-/// The roots words, and the words of server code that may read roots another file stored (the
-/// crate model holds only the files some word of the rule selects).
-const TRIGGERS: &[&str] = &concat_words::<13, 3, 16>(ROOTS_WORDS, ["RoleServer", "tool_router", "ServerHandler"]);
 
 static META: RuleMeta = RuleMeta {
     name: "first-root-as-workspace",
     summary: "Takes the first of the client's roots as the workspace; roots are unordered and a client may share several",
     impact: Impact::Violation,
-    triggers: TRIGGERS,
+    triggers: &ROOTS_WORDS,
     json_triggers: &[],
     mcp_triggers: &[],
+    // Server code whose tools may read roots another file stored (the crate model holds only
+    // the files some word of a model rule selects).
+    crate_triggers: &["RoleServer", "tool_router", "ServerHandler"],
     help: Some(
         "use every root (search or check each of them), or better, since roots are deprecated in MCP 2026-07-28, \
          take the directory as an explicit tool parameter",

@@ -53,10 +53,6 @@ static META: RuleMeta = RuleMeta {
     triggers: &[
         "peer_info",
         "ServerHandler",
-        // Server code that may read what another file's `initialize` stored (the crate model
-        // holds only the files some word of the rule selects).
-        "RoleServer",
-        "tool_router",
         "client_supports_root_list",
         "client_supports_sampling",
         "client_supports_experimental",
@@ -69,6 +65,9 @@ static META: RuleMeta = RuleMeta {
     // SDK is in use, and every other shape needs server code or a `ServerHandler` impl.
     // `"initialize"`: a hand-written dispatcher's arm.
     mcp_triggers: &["client_info", "client_version", "client_capabilities", "protocol_version()", "\"initialize\""],
+    // Server code that may read what another file's `initialize` stored (the crate model holds
+    // only the files some word of the rule selects).
+    crate_triggers: &["RoleServer", "tool_router"],
     help: Some(HELP),
     fixable: false,
     doc: include_str!("../../rules/inferred-client-capabilities.md"),

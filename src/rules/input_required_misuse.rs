@@ -41,6 +41,7 @@ static META: RuleMeta = RuleMeta {
     triggers: &["input_required", "\\bInputRequired", "inputRequests"],
     json_triggers: &[],
     mcp_triggers: &[],
+    crate_triggers: &[],
     help: None,
     fixable: true,
     doc: include_str!("../../rules/input-required-misuse.md"),

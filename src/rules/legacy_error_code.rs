@@ -41,6 +41,7 @@ static META: RuleMeta = RuleMeta {
     triggers: &["-32001", "-32002", "-32003", "-32004", "-32042"],
     json_triggers: &[],
     mcp_triggers: &[],
+    crate_triggers: &[],
     help: None,
     fixable: true,
     doc: include_str!("../../rules/legacy-error-code.md"),

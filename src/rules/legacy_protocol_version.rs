@@ -57,6 +57,7 @@ static META: RuleMeta = RuleMeta {
     ],
     json_triggers: &[],
     mcp_triggers: &[],
+    crate_triggers: &[],
     help: Some(
         "use `2026-07-28` (rmcp: `ProtocolVersion::V_2026_07_28`); code that must also serve older peers should \
          pick the version per peer (mcp-lint then treats the crate as dual-era)",

@@ -43,6 +43,7 @@ static META: RuleMeta = RuleMeta {
     triggers: &[],
     json_triggers: &["\"method\""],
     mcp_triggers: &[],
+    crate_triggers: &[],
     help: Some(
         "send `\"_meta\": {\"io.modelcontextprotocol/protocolVersion\": \"2026-07-28\", \
          \"io.modelcontextprotocol/clientCapabilities\": {…}}` in `params` of every request \

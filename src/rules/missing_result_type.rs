@@ -32,6 +32,7 @@ static META: RuleMeta = RuleMeta {
     triggers: &[],
     json_triggers: &["\"result\""],
     mcp_triggers: &[],
+    crate_triggers: &[],
     help: Some(
         "add `\"resultType\": \"complete\"` (or `\"input_required\"` for an `InputRequiredResult`): since MCP \
          2026-07-28 servers MUST set it on every result",

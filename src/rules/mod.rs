@@ -72,6 +72,13 @@ pub struct RuleMeta {
     /// `client_version`) where every way the rule fires on them needs that evidence (an SDK in
     /// use, a server role, `removed-method`'s evidence test). In JSON files they count as triggers.
     pub mcp_triggers: &'static [&'static str],
+    /// Words that make a file feed the rule's crate model without firing the rule: a file with
+    /// only these is parsed for the rule, and joins its model, when another file of its crate has
+    /// one of the rule's other words (a helper taking a `method:` parameter, a `#[tool_router]`
+    /// impl beside the handler that stores what `initialize` gave). A crate where no file has such
+    /// a word can have no finding of the rule, so its files are never parsed for it. Only for
+    /// rules that use the model (`tests::crate_words_belong_to_model_rules_with_words_of_their_own`).
+    pub crate_triggers: &'static [&'static str],
     /// The default help line (a finding may replace it).
     pub help: Option<&'static str>,
     /// Whether some findings carry a fix.
@@ -89,15 +96,18 @@ pub enum TriggerKind {
     Json,
     /// `mcp_triggers`: in JSON files, and in Rust files of MCP code.
     Mcp,
+    /// `crate_triggers`: in Rust files of a crate where another word of the rule is.
+    Crate,
 }
 
 impl RuleMeta {
     /// Every list of trigger words, with what kind it is.
-    pub fn trigger_lists(&self) -> [(TriggerKind, &'static [&'static str]); 3] {
+    pub fn trigger_lists(&self) -> [(TriggerKind, &'static [&'static str]); 4] {
         [
             (TriggerKind::Any, self.triggers),
             (TriggerKind::Json, self.json_triggers),
             (TriggerKind::Mcp, self.mcp_triggers),
+            (TriggerKind::Crate, self.crate_triggers),
         ]
     }
 }
@@ -178,6 +188,7 @@ pub static PARSE_ERROR: RuleMeta = RuleMeta {
     triggers: &[],
     json_triggers: &[],
     mcp_triggers: &[],
+    crate_triggers: &[],
     help: None,
     fixable: false,
     doc: include_str!("../../rules/parse-error.md"),
@@ -192,6 +203,7 @@ pub static UNUSED_SUPPRESSION: RuleMeta = RuleMeta {
     triggers: &[],
     json_triggers: &[],
     mcp_triggers: &[],
+    crate_triggers: &[],
     help: Some("delete it: a suppression that matches nothing would silently hide a future finding"),
     fixable: true,
     doc: include_str!("../../rules/unused-suppression.md"),
@@ -217,5 +229,25 @@ pub(crate) mod test_support {
             .filter(|d| d.rule == rule)
             .map(|d| (text[..d.range.start].lines().count().max(1), text[d.range.clone()].to_owned()))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ALL;
+
+    /// A crate word only makes a file feed a crate model, so only a rule that asks one may have
+    /// them; and it must have words of its own, or no crate would ever select it.
+    #[test]
+    fn crate_words_belong_to_model_rules_with_words_of_their_own() {
+        for rule in ALL {
+            let meta = rule.meta();
+            if meta.crate_triggers.is_empty() {
+                continue;
+            }
+            assert!(rule.uses_model(), "{} has crate words but asks no crate model", meta.name);
+            let own = meta.triggers.len() + meta.json_triggers.len() + meta.mcp_triggers.len();
+            assert!(own > 0, "{} has only crate words", meta.name);
+        }
     }
 }

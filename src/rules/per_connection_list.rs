@@ -56,11 +56,6 @@ const TRIGGERS: &[&str] = &[
     "disable_route",
     "enable_route",
     "router.merge",
-    // Files of request handlers that write what another file's list handler reads (the crate
-    // model holds only the files some word of a model rule selects).
-    "tool_router",
-    "prompt_router",
-    "ServerHandler",
 ];
 
 static META: RuleMeta = RuleMeta {
@@ -70,6 +65,9 @@ static META: RuleMeta = RuleMeta {
     triggers: TRIGGERS,
     json_triggers: &[],
     mcp_triggers: &[],
+    // Files of request handlers that write what another file's list handler reads (the crate
+    // model holds only the files some word of a model rule selects).
+    crate_triggers: &["tool_router", "prompt_router", "ServerHandler"],
     help: Some(
         "list every tool (prompt, resource) unconditionally and let the tool take a handle argument for the state \
          it needs (SEP-2567); a list may depend on the server's configuration and on the request's authorization, \

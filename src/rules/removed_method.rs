@@ -162,14 +162,13 @@ static META: RuleMeta = RuleMeta {
         "elicitation_complet",
         "ServerHandler",
         "ClientHandler",
-        // The crate's own helpers that make a parameter a request's method (`Request { method: m,
-        // id }`, and `json!({"method": m, …})` below): their files feed the crate model
-        // (`model::requests`).
-        "\\bmethod:",
     ],
     json_triggers: &["\"method\""],
     // The generic words fire only with `has_evidence` (LSP has `initialize` and `ping` too).
     mcp_triggers: &["\"initialize\"", "\"ping\""],
+    // The crate's own helpers that make a parameter a request's method (`Request { method: m, id }`,
+    // and `json!({"method": m, …})` below): their files feed the crate model (`model::requests`).
+    crate_triggers: &["\\bmethod:"],
     help: None,
     fixable: false,
     doc: include_str!("../../rules/removed-method.md"),

@@ -37,6 +37,7 @@ and params plus `inputResponses` and the echoed `requestState`";
 static META: RuleMeta = RuleMeta {
     json_triggers: &[],
     mcp_triggers: &[],
+    crate_triggers: &[],
     name: "retry-reuses-request-id",
     summary: "An MRTR retry (after `input_required`) reuses the JSON-RPC id of the original request",
     impact: Impact::Violation,

@@ -34,23 +34,22 @@ use crate::model::CrateModel;
 use crate::model::flow::Elem;
 use crate::model::flow::{Flow, Kind, Sink, Walker, base_of, compact, mentions_separator, normalized, strip};
 use crate::model::roots::{self, Purpose, ROOTS_WORDS, Via, may_hold_roots, server_code_with_roots};
-use crate::rules::{FnRef, Rule, RuleMeta, concat_words};
+use crate::rules::{FnRef, Rule, RuleMeta};
 use crate::rust::macro_body::MacroBody;
 use crate::rust::syntax::{fn_text, method_call_range, text_may_mention};
 
 pub struct RootPrefixCheck;
 
-/// The roots words, and the words of server code that may check paths against roots another file
-/// stored (the crate model holds only the files some word of the rule selects).
-const TRIGGERS: &[&str] = &concat_words::<13, 3, 16>(ROOTS_WORDS, ["RoleServer", "tool_router", "ServerHandler"]);
-
 static META: RuleMeta = RuleMeta {
     name: "root-prefix-check",
     summary: "Decides whether a path lies inside a root by string prefix (`/srv/app-evil` starts with `/srv/app`)",
     impact: Impact::Violation,
-    triggers: TRIGGERS,
+    triggers: &ROOTS_WORDS,
     json_triggers: &[],
     mcp_triggers: &[],
+    // Server code whose tools may read roots another file stored (the crate model holds only
+    // the files some word of a model rule selects).
+    crate_triggers: &["RoleServer", "tool_router", "ServerHandler"],
     help: Some(
         "compare paths, not strings: convert the root's URI with `url::Url::to_file_path`, `canonicalize()` both \
          sides and use `Path::starts_with`, which compares whole components (`/srv/app-evil` is not inside \

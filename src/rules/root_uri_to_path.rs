@@ -55,6 +55,7 @@ static META: RuleMeta = RuleMeta {
     triggers: TRIGGERS,
     json_triggers: &[],
     mcp_triggers: &[],
+    crate_triggers: &[],
     help: Some(
         "parse the URI and convert it with a URL library: `url::Url::parse(&root.uri)?.to_file_path()` decodes \
          `%20` and follows the platform's rules (`file:///C:/x`, `file://host/share`); better, since roots are \

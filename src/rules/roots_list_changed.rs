@@ -35,6 +35,7 @@ static META: RuleMeta = RuleMeta {
     triggers: &["list_changed", "\\blistChanged", "RootsListChanged"],
     json_triggers: &[],
     mcp_triggers: &[],
+    crate_triggers: &[],
     help: Some(
         "2026-07-28 clients declare roots as `\"roots\": {}` and never send `notifications/roots/list_changed`; \
          servers fetch roots when they need them (a `roots/list` input request of an `InputRequiredResult`)",

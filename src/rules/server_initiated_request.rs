@@ -70,14 +70,13 @@ static META: RuleMeta = RuleMeta {
         "PingRequest",
         "ServerRequest",
         "sampling/createMessage",
-        // The crate's own helpers that make a parameter a request's method (`Request { method: m,
-        // id }`, and `json!({"method": m, …})` below): their files feed the crate model
-        // (`model::requests`).
-        "\\bmethod:",
     ],
     json_triggers: &["\"method\"", "\"direction\"", "\"dir\"", "\"from\"", "\"sender\"", "\"source\""],
     // A `ping` is this rule's only from server code (`sent_by_this_side`).
     mcp_triggers: &["\"ping\""],
+    // The crate's own helpers that make a parameter a request's method (`Request { method: m, id }`,
+    // and `json!({"method": m, …})` below): their files feed the crate model (`model::requests`).
+    crate_triggers: &["\\bmethod:"],
     help: Some(
         "return an `input_required` result instead (MRTR; rmcp >= 3.0: `InputRequiredResult::from_input_requests` \
          with `InputRequest::Elicitation(..)` or `InputRequest::CreateMessage(..)`, the tool returning \

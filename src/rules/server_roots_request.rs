@@ -42,20 +42,12 @@ static META: RuleMeta = RuleMeta {
     name: "server-roots-request",
     summary: "Server code sends a `roots/list` request to the client (server-initiated requests were removed in MCP 2026-07-28)",
     impact: Impact::Removed,
-    triggers: &[
-        "list_roots",
-        "roots_list",
-        "request_root_list",
-        "request_client_roots",
-        "roots/list",
-        "ListRoots",
-        // The crate's own helpers that make a parameter a request's method (`Request { method: m,
-        // id }`, and `json!({"method": m, …})` below): their files feed the crate model
-        // (`model::requests`).
-        "\\bmethod:",
-    ],
+    triggers: &["list_roots", "roots_list", "request_root_list", "request_client_roots", "roots/list", "ListRoots"],
     json_triggers: &["\"method\""],
     mcp_triggers: &[],
+    // The crate's own helpers that make a parameter a request's method (`Request { method: m, id }`,
+    // and `json!({"method": m, …})` below): their files feed the crate model (`model::requests`).
+    crate_triggers: &["\\bmethod:"],
     help: Some(
         "return an `input_required` result with a `roots/list` input request instead (MRTR; rmcp >= 3.0: \
          `InputRequiredResult::from_input_requests` with `InputRequest::ListRoots`), or better, since roots are \

@@ -49,6 +49,7 @@ const TRIGGERS: &[&str] = &[
 static META: RuleMeta = RuleMeta {
     json_triggers: &[],
     mcp_triggers: &[],
+    crate_triggers: &[],
     name: "session-header",
     summary: "`Mcp-Session-Id` and `Last-Event-ID` were removed from the HTTP transport in MCP 2026-07-28",
     impact: Impact::Removed,

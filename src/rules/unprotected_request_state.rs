@@ -37,6 +37,7 @@ static META: RuleMeta = RuleMeta {
     triggers: &["requestState", "request_state", "\\bRequestState"],
     json_triggers: &[],
     mcp_triggers: &[],
+    crate_triggers: &[],
     help: Some(HELP),
     fixable: false,
     doc: include_str!("../../rules/unprotected-request-state.md"),

@@ -397,6 +397,7 @@ mod tests {
         triggers: &[],
         json_triggers: &[],
         mcp_triggers: &[],
+        crate_triggers: &[],
         help: None,
         fixable: false,
         doc: "",
