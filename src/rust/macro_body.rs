@@ -1,6 +1,8 @@
 //! Macro bodies read as code: comma-separated expressions (format arguments, `vec!`, `assert!`),
-//! else statements. The engine's visitor and several rules' own walkers read the same bodies, so
-//! each body is parsed once per file (`Cx::macro_body`) however many of them ask.
+//! else statements, else (a macro's own syntax: `register!(name(args) -> Ty { … })`) the brace
+//! groups inside it that hold statements or items, wherever they stand. The engine's visitor and
+//! several rules' own walkers read the same bodies, so each body is parsed once per file
+//! (`Cx::macro_body`) however many of them ask.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -32,7 +34,16 @@ impl MacroBody {
         if let Ok(exprs) = Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(m.tokens.clone()) {
             return Some(MacroBody::Exprs(exprs));
         }
-        syn::Block::parse_within.parse2(m.tokens.clone()).ok().map(MacroBody::Stmts)
+        if let Ok(stmts) = syn::Block::parse_within.parse2(m.tokens.clone()) {
+            return Some(MacroBody::Stmts(stmts));
+        }
+        // Templates and data: their braces hold no code of this crate.
+        if m.path.segments.last().is_some_and(|s| TEMPLATE_MACROS.iter().any(|t| s.ident == t)) {
+            return None;
+        }
+        let mut blocks = Vec::new();
+        brace_blocks(m.tokens.clone(), &mut blocks);
+        (!blocks.is_empty()).then_some(MacroBody::Stmts(blocks))
     }
 
     /// Offers the body to a visitor, as ordinary code.
@@ -41,6 +52,32 @@ impl MacroBody {
             MacroBody::Exprs(exprs) => exprs.iter().for_each(|e| v.visit_expr(e)),
             MacroBody::Stmts(stmts) => stmts.iter().for_each(|s| v.visit_stmt(s)),
         }
+    }
+}
+
+/// Macros whose input is a template or data, never code to read: `quote!` bodies are the code a
+/// proc macro generates (with `#var` holes), `json!` bodies are JSON.
+const TEMPLATE_MACROS: &[&str] = &["quote", "quote_spanned", "parse_quote", "parse_quote_spanned", "json"];
+
+/// The brace groups in `tokens` (at any depth, outside those already taken) whose contents parse
+/// as statements (items too), each as a block statement: the code of a macro with a syntax of its
+/// own, read with its own scope and its braces' place in the file.
+fn brace_blocks(tokens: proc_macro2::TokenStream, out: &mut Vec<syn::Stmt>) {
+    for token in tokens {
+        let proc_macro2::TokenTree::Group(g) = token else { continue };
+        if g.delimiter() == proc_macro2::Delimiter::Brace
+            && let Ok(stmts) = syn::Block::parse_within.parse2(g.stream())
+        {
+            // An empty group (`{}`) holds no code.
+            if !stmts.is_empty() {
+                let brace_token = syn::token::Brace { span: g.delim_span() };
+                let block = syn::Block { brace_token, stmts };
+                let expr = syn::Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block });
+                out.push(syn::Stmt::Expr(expr, None));
+            }
+            continue;
+        }
+        brace_blocks(g.stream(), out);
     }
 }
 
