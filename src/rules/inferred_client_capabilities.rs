@@ -6,7 +6,7 @@
 //! Four shapes, server code only:
 //! - rmcp `peer_info()` whose value reaches `.capabilities` / `.client_info` / `.protocol_version`,
 //!   in the same chain (closures passed along the chain included) or through a binding (`let`,
-//!   `if let`, `match`): `rust_fn` walks that one body;
+//!   `if let`, `match`): `rust_fn` asks `model::peer_info` about that one body;
 //! - `set_peer_info(..)`, which caches `initialize` data on the connection (`method_call`);
 //! - capability data stored in a state place while answering `initialize` (an rmcp or rust-mcp-sdk
 //!   override, `on_initialized`, a hand-written dispatcher's `"initialize"` arm, or a helper they
@@ -24,15 +24,12 @@
 //! Silent on client code (there `peer_info()` is the server's info) and on per-request reads
 //! (rmcp 3.x `context.client_capabilities()`, `_meta["io.modelcontextprotocol/clientCapabilities"]`).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::HashSet;
 use std::ops::Range;
-
-use syn::visit::{self, Visit};
-use syn::{Expr, Member};
 
 use crate::context::{Impact, Role, Sdk};
 use crate::cx::{CrateCx, Cx};
-use crate::model::extract::pat_idents;
+use crate::model::peer_info::client_data_reads;
 use crate::model::state::{Place, PlaceRoot};
 use crate::model::{Callee, CrateModel, FieldAccess, FileId, FnId, Handler, HandlerKind, Root, within};
 use crate::rules::{FnRef, Rule, RuleMeta};
@@ -84,33 +81,6 @@ const HELP_RUST_MCP_SDK: &str = "read what the current request declares in its `
 const STATELESS: &str = "MCP 2026-07-28 removed `initialize`, and servers MUST NOT infer a client's capabilities, \
      version or identity from earlier requests";
 
-/// Fields of rmcp's `InitializeRequestParams` (a server's `PeerInfo`) that say what the client is.
-const CONNECTION_FIELDS: &[&str] = &["capabilities", "client_info", "protocol_version"];
-
-/// Capability fields only a server declares: `info.capabilities.tools` is the server's info, read
-/// by client (or proxy) code.
-const SERVER_ONLY_CAPS: &[&str] = &["tools", "resources", "prompts", "logging", "completions"];
-
-/// Methods that hand their receiver's value on (more or less) unchanged.
-const PASS_THROUGH: &[&str] = &[
-    "unwrap",
-    "expect",
-    "as_ref",
-    "as_deref",
-    "clone",
-    "cloned",
-    "to_owned",
-    "unwrap_or_default",
-    "unwrap_or",
-    "unwrap_or_else",
-    "ok_or",
-    "ok_or_else",
-    "context",
-    "with_context",
-    "borrow",
-    "deref",
-];
-
 impl Rule for InferredClientCapabilities {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -121,15 +91,9 @@ impl Rule for InferredClientCapabilities {
         if cx.role() != Role::Server || !text_may_mention(block_text(cx, f.body), &["peer_info"]) {
             return;
         }
-        let mut flow = PeerInfoFlow { cx, env: HashMap::new(), calls: BTreeMap::new() };
-        flow.visit_block(f.body);
-        let calls = flow.calls;
-        for call in calls.into_values() {
-            let (Some(range), Some((hit, field))) = (call.range, call.hit) else { continue };
-            if call.server_view {
-                continue;
-            }
-            let (what, label) = match field {
+        for read in client_data_reads(cx, f.body) {
+            let (range, hit) = (read.call, read.field);
+            let (what, label) = match read.name {
                 "capabilities" => ("capabilities", "connection-scoped capabilities read here"),
                 "client_info" => ("info", "connection-scoped client info read here"),
                 _ => ("protocol version", "connection-scoped protocol version read here"),
@@ -264,176 +228,6 @@ impl Rule for InferredClientCapabilities {
                 }
             }
         }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// `peer_info()` flow inside one function body.
-
-#[derive(Default)]
-struct PeerInfoCall {
-    /// `peer_info()`, from the method name to `)`.
-    range: Option<Range<usize>>,
-    /// The first connection field read from its value.
-    hit: Option<(Range<usize>, &'static str)>,
-    /// Evidence that the value is a server's info (`.server_info`, `.capabilities.tools`): the
-    /// code is a client's view, whatever the file's role.
-    server_view: bool,
-}
-
-struct PeerInfoFlow<'c, 'a> {
-    cx: &'c Cx<'a>,
-    /// Local names bound to a `peer_info()` value, by call (the call's start offset). Flat: a later
-    /// `let` of the same name unbinds it; closure parameters are scoped.
-    env: HashMap<String, usize>,
-    calls: BTreeMap<usize, PeerInfoCall>,
-}
-
-impl PeerInfoFlow<'_, '_> {
-    /// The `peer_info()` call an expression's value comes from, if it does.
-    fn source(&self, e: &Expr) -> Option<usize> {
-        match e {
-            Expr::MethodCall(m) if m.method == "peer_info" && m.args.is_empty() => {
-                Some(self.cx.span_range(m.method.span()).start)
-            }
-            Expr::MethodCall(m) if PASS_THROUGH.contains(&m.method.to_string().as_str()) => self.source(&m.receiver),
-            Expr::Try(t) => self.source(&t.expr),
-            Expr::Await(a) => self.source(&a.base),
-            Expr::Paren(p) => self.source(&p.expr),
-            Expr::Group(g) => self.source(&g.expr),
-            Expr::Reference(r) => self.source(&r.expr),
-            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.source(&u.expr),
-            Expr::Path(p) if p.qself.is_none() => {
-                p.path.get_ident().and_then(|i| self.env.get(&i.to_string()).copied())
-            }
-            _ => None,
-        }
-    }
-
-    fn bind(&mut self, pat: &syn::Pat, source: Option<usize>) {
-        for name in pat_idents(pat) {
-            match source {
-                Some(id) => {
-                    self.env.insert(name, id);
-                }
-                None => {
-                    self.env.remove(&name);
-                }
-            }
-        }
-    }
-
-    /// A closure: its one parameter is bound to `source` (a closure passed to a method of a
-    /// `peer_info()` value) or shadows any binding of the same name, for the body only.
-    fn visit_closure_with(&mut self, c: &syn::ExprClosure, source: Option<usize>) {
-        let names: Vec<String> = c.inputs.iter().flat_map(pat_idents).collect();
-        let saved: Vec<(String, Option<usize>)> = names.iter().map(|n| (n.clone(), self.env.get(n).copied())).collect();
-        let source = if c.inputs.len() == 1 { source } else { None };
-        for input in &c.inputs {
-            self.bind(input, source);
-        }
-        self.visit_expr(&c.body);
-        for (name, old) in saved {
-            match old {
-                Some(id) => self.env.insert(name, id),
-                None => self.env.remove(&name),
-            };
-        }
-    }
-}
-
-impl<'ast> Visit<'ast> for PeerInfoFlow<'_, '_> {
-    // Nested fn items are offered to `rust_fn` on their own.
-    fn visit_item(&mut self, _: &'ast syn::Item) {}
-    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
-
-    fn visit_local(&mut self, l: &'ast syn::Local) {
-        let source = l.init.as_ref().and_then(|init| {
-            self.visit_expr(&init.expr);
-            if let Some((_, diverge)) = &init.diverge {
-                self.visit_expr(diverge);
-            }
-            self.source(&init.expr)
-        });
-        self.bind(&l.pat, source);
-    }
-
-    fn visit_expr_let(&mut self, e: &'ast syn::ExprLet) {
-        self.visit_expr(&e.expr);
-        let source = self.source(&e.expr);
-        self.bind(&e.pat, source);
-    }
-
-    fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
-        self.visit_expr(&m.expr);
-        let source = self.source(&m.expr);
-        for arm in &m.arms {
-            self.bind(&arm.pat, source);
-            if let Some((_, guard)) = &arm.guard {
-                self.visit_expr(guard);
-            }
-            self.visit_expr(&arm.body);
-        }
-    }
-
-    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-        if m.method == "peer_info" && m.args.is_empty() {
-            let range = method_call_range(self.cx, m);
-            let id = range.start;
-            self.calls.entry(id).or_default().range = Some(range);
-        }
-        self.visit_expr(&m.receiver);
-        let source = self.source(&m.receiver);
-        for arg in &m.args {
-            match arg {
-                Expr::Closure(c) => self.visit_closure_with(c, source),
-                other => self.visit_expr(other),
-            }
-        }
-    }
-
-    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
-        self.visit_closure_with(c, None);
-    }
-
-    fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
-        if let Member::Named(name) = &f.member {
-            let name = name.to_string();
-            if let Some(id) = self.source(&f.base) {
-                if let Some(field) = CONNECTION_FIELDS.iter().find(|c| **c == name) {
-                    let range = self.cx.node_range(&f.member);
-                    let call = self.calls.entry(id).or_default();
-                    call.hit.get_or_insert((range, field));
-                } else if name == "server_info" {
-                    self.calls.entry(id).or_default().server_view = true;
-                }
-            }
-            // `info.capabilities.tools`: a server's capabilities.
-            if SERVER_ONLY_CAPS.contains(&name.as_str())
-                && let Expr::Field(inner) = &*f.base
-                && matches!(&inner.member, Member::Named(m) if m == "capabilities")
-                && let Some(id) = self.source(&inner.base)
-            {
-                self.calls.entry(id).or_default().server_view = true;
-            }
-        }
-        visit::visit_expr_field(self, f);
-    }
-
-    fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        let cx = self.cx;
-        visit_code_macro(cx, self, m);
-    }
-}
-
-/// Offers a macro's body to a visitor as code, as the engine's visitor reads it (parsed once per
-/// file, `Cx::macro_body`). `json!` bodies are data and are left alone.
-fn visit_code_macro<V: for<'x> Visit<'x>>(cx: &Cx, v: &mut V, m: &syn::Macro) {
-    if m.path.segments.last().is_some_and(|seg| seg.ident == "json") {
-        return;
-    }
-    if let Some(body) = cx.macro_body(m) {
-        body.visit(v);
     }
 }
 
