@@ -89,6 +89,33 @@ pub fn resolve_str(cx: &Cx, expr: &Expr, consts: &[StrConst]) -> Option<Resolved
     }
 }
 
+/// The strings a pattern matches: `"initialize"`, `"ping" | "x"`, `Some("ping")`, a const path or
+/// ident of the file (`resolve_str` for patterns).
+pub fn pattern_strs(cx: &Cx, pat: &syn::Pat, consts: &[StrConst], out: &mut Vec<Resolved>) {
+    match pat {
+        syn::Pat::Lit(l) => {
+            if let Some((v, r, d)) = resolve_str(cx, &Expr::Lit(l.clone()), consts) {
+                out.push((v, r, d));
+            }
+        }
+        syn::Pat::Or(o) => o.cases.iter().for_each(|c| pattern_strs(cx, c, consts, out)),
+        syn::Pat::TupleStruct(t) => t.elems.iter().for_each(|e| pattern_strs(cx, e, consts, out)),
+        syn::Pat::Reference(r) => pattern_strs(cx, &r.pat, consts, out),
+        syn::Pat::Paren(p) => pattern_strs(cx, &p.pat, consts, out),
+        syn::Pat::Path(p) => {
+            if let Some(found) = resolve_str(cx, &Expr::Path(p.clone()), consts) {
+                out.push(found);
+            }
+        }
+        syn::Pat::Ident(i) if i.subpat.is_none() => {
+            if let Some(c) = consts.iter().find(|c| i.ident == c.name) {
+                out.push((c.value.clone(), cx.node_range(&i.ident), Some(c.range.clone())));
+            }
+        }
+        _ => {}
+    }
+}
+
 /// `const`/`static` items (at any depth of modules and impls, not inside functions) whose value is
 /// a string literal accepted by `want`.
 pub fn collect_str_consts(cx: &Cx, items: &[syn::Item], want: &dyn Fn(&str) -> bool, out: &mut Vec<StrConst>) {
