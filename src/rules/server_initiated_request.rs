@@ -37,7 +37,7 @@ use crate::model::CrateModel;
 use crate::rules::{FnRef, Rule, RuleMeta};
 use crate::rust::requests::{
     StrConst, collect_local_fns, collect_str_consts, is_send_verb, peer_like_receiver, raw_spells, record_peer_params,
-    resolve_str,
+    request_value, resolve_str,
 };
 use crate::rust::syntax::{is_self, method_call_range, path_ends_with, rpc_type_path, tokens_mention_any};
 
@@ -617,21 +617,7 @@ fn request_type_value(cx: &Cx, expr: &Expr) -> Option<(Range<usize>, &'static st
         }
         REQUEST_TYPES.iter().find(|(ty, _)| path.segments.iter().any(|s| s.ident == ty)).copied()
     };
-    match expr {
-        Expr::MethodCall(m) if m.args.is_empty() && m.method == "into" => request_type_value(cx, &m.receiver),
-        Expr::Call(c) => match &*c.func {
-            Expr::Path(p) if path_ends_with(&p.path, &["ServerRequest", "from"]) && c.args.len() == 1 => {
-                request_type_value(cx, &c.args[0])
-            }
-            Expr::Path(p) => names_type(&p.path).map(|(t, m)| (cx.node_range(expr), t, m)),
-            _ => None,
-        },
-        Expr::Struct(s) => names_type(&s.path).map(|(t, m)| (cx.node_range(&s.path), t, m)),
-        Expr::Path(p) => names_type(&p.path).map(|(t, m)| (cx.node_range(expr), t, m)),
-        Expr::Reference(r) => request_type_value(cx, &r.expr),
-        Expr::Paren(p) => request_type_value(cx, &p.expr),
-        _ => None,
-    }
+    request_value(cx, expr, &names_type).map(|((ty, method), range)| (range, ty, method))
 }
 
 #[cfg(test)]
