@@ -41,6 +41,10 @@ use crate::rust::requests::{
 };
 use crate::rust::syntax::{is_self, method_call_range, path_ends_with, rpc_type_path, tokens_mention_any};
 
+mod sdk_names;
+
+use sdk_names::{PARAM_TYPES, REQUEST_TYPES, SERVER_REQUEST_VARIANTS, SPELLINGS, Spelling};
+
 pub struct ServerInitiatedRequest;
 
 const SAMPLING: &str = "sampling/createMessage";
@@ -94,130 +98,6 @@ const PING_HELP: &str = "delete it: MCP 2026-07-28 has no `ping` in either direc
      liveness, and transports keep connections alive themselves (SSE comment lines on HTTP)";
 const TRANSCRIPT_RESPONSE_HELP: &str = "since MCP 2026-07-28 the client sends no JSON-RPC responses: the server asks \
      through an `input_required` result and the client answers in the retry's `inputResponses`";
-
-/// An SDK method that sends one of the requests, with the SDKs that spell it so.
-struct Spelling {
-    name: &'static str,
-    method: &'static str,
-    sdks: &'static [Sdk],
-    /// Names that unrelated code also uses (a chat store's `create_message`): they need a peer-like
-    /// receiver or an SDK parameter type in the arguments.
-    generic: bool,
-    /// Most arguments the SDK's method takes.
-    max_args: usize,
-}
-
-/// `Sdk::Other` (another crate with `mcp` in its name) is allowed for every spelling. turbomcp is
-/// deliberately absent: its `create_message(key, ..)` / `elicit(key, ..)` become MRTR input
-/// requests on 2026-07-28 sessions.
-const SPELLINGS: &[Spelling] = &[
-    // rmcp `Peer<RoleServer>::create_message(params)`, rust-mcp-sdk's deprecated `create_message`.
-    Spelling {
-        name: "create_message",
-        method: SAMPLING,
-        sdks: &[Sdk::Rmcp, Sdk::RustMcpSdk, Sdk::Other],
-        generic: true,
-        max_args: 1,
-    },
-    Spelling {
-        name: "request_message_creation",
-        method: SAMPLING,
-        sdks: &[Sdk::RustMcpSdk, Sdk::Other],
-        generic: false,
-        max_args: 1,
-    },
-    Spelling {
-        name: "sampling_create_message",
-        method: SAMPLING,
-        sdks: &[Sdk::McpAttr, Sdk::Other],
-        generic: false,
-        max_args: 1,
-    },
-    Spelling {
-        name: "create_elicitation",
-        method: ELICITATION,
-        sdks: &[Sdk::Rmcp, Sdk::Other],
-        generic: false,
-        max_args: 1,
-    },
-    Spelling {
-        name: "create_elicitation_with_timeout",
-        method: ELICITATION,
-        sdks: &[Sdk::Rmcp, Sdk::Other],
-        generic: false,
-        max_args: 2,
-    },
-    // rmcp `elicit::<T>(message)`.
-    Spelling { name: "elicit", method: ELICITATION, sdks: &[Sdk::Rmcp, Sdk::Other], generic: true, max_args: 1 },
-    Spelling {
-        name: "elicit_with_timeout",
-        method: ELICITATION,
-        sdks: &[Sdk::Rmcp, Sdk::Other],
-        generic: false,
-        max_args: 2,
-    },
-    Spelling { name: "elicit_url", method: ELICITATION, sdks: &[Sdk::Rmcp, Sdk::Other], generic: false, max_args: 3 },
-    Spelling {
-        name: "elicit_url_with_timeout",
-        method: ELICITATION,
-        sdks: &[Sdk::Rmcp, Sdk::Other],
-        generic: false,
-        max_args: 4,
-    },
-    Spelling {
-        name: "request_elicitation",
-        method: ELICITATION,
-        sdks: &[Sdk::RustMcpSdk, Sdk::Other],
-        generic: false,
-        max_args: 1,
-    },
-    Spelling {
-        name: "elicit_input",
-        method: ELICITATION,
-        sdks: &[Sdk::RustMcpSdk, Sdk::Other],
-        generic: false,
-        max_args: 1,
-    },
-    Spelling {
-        name: "elicit_form",
-        method: ELICITATION,
-        sdks: &[Sdk::Fastmcp, Sdk::Other],
-        generic: false,
-        max_args: 2,
-    },
-];
-
-/// SDK parameter types whose presence in the arguments makes a generic name the SDK's.
-const PARAM_TYPES: &[&str] = &[
-    "CreateMessageRequestParam",
-    "CreateMessageRequestParams",
-    "CreateMessageParams",
-    "SamplingMessage",
-    "CreateElicitationRequestParam",
-    "CreateElicitationRequestParams",
-    "ElicitRequestParams",
-];
-
-/// `ServerRequest::<variant>` spellings (rmcp, rust-mcp-schema, pmcp) and the method each sends.
-const SERVER_REQUEST_VARIANTS: &[(&str, &str)] = &[
-    ("CreateMessageRequest", SAMPLING),
-    ("CreateMessage", SAMPLING),
-    ("CreateElicitationRequest", ELICITATION),
-    ("ElicitRequest", ELICITATION),
-    ("ElicitationRequest", ELICITATION),
-    ("Elicit", ELICITATION),
-    ("ElicitInput", ELICITATION),
-    ("PingRequest", PING),
-    ("Ping", PING),
-];
-
-/// Request types that, handed to a request-sending call, send their method.
-const REQUEST_TYPES: &[(&str, &str)] = &[
-    ("CreateMessageRequest", SAMPLING),
-    ("CreateElicitationRequest", ELICITATION),
-    ("ElicitRequest", ELICITATION),
-    ("PingRequest", PING),
-];
 
 /// What the rule learns about the file before the walk: consts holding a method, functions it
 /// defines itself.
