@@ -43,6 +43,7 @@
 pub mod extract;
 pub mod flow;
 pub mod handlers;
+pub mod init_stores;
 pub mod peer_info;
 pub mod request_state;
 pub mod requests;
