@@ -610,6 +610,11 @@ pub const MCP_EVIDENCE: &[&str] = &[
     "MCP-Session-Id",
 ];
 
+/// The crate depends on an MCP SDK, the file is a server's or a client's, or its text names MCP.
+pub fn is_mcp_code(text: &str, crate_ctx: &CrateContext, file_role: Role) -> bool {
+    !crate_ctx.sdks.is_empty() || file_role != Role::Unknown || MCP_EVIDENCE.iter().any(|w| text.contains(w))
+}
+
 /// What else makes a Rust file MCP code for `RuleMeta::mcp_triggers`, beside the role words,
 /// `MCP_EVIDENCE` and its crate's SDK dependencies: an SDK imported by the file (every SDK's crate
 /// name has `mcp`), and the attributes that make code a server's (`#[tool]`, `#[prompt]`,

@@ -18,7 +18,7 @@ use crate::rust::syntax::{has_attr, is_self, sig_mentions};
 
 /// Fields of what a client declared in `initialize` (rmcp's `InitializeRequestParams`) and JSON keys
 /// of the same data.
-const CLIENT_FIELDS: &[&str] = &["capabilities", "client_info", "protocol_version"];
+pub(super) const CLIENT_FIELDS: &[&str] = &["capabilities", "client_info", "protocol_version"];
 const CLIENT_KEYS: &[&str] = &["capabilities", "clientInfo", "protocolVersion"];
 
 /// Methods that put a value into their receiver (`OnceCell::set`, `Option::replace`,

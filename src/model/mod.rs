@@ -31,6 +31,8 @@
 //!   integrity (HMAC, signature, AEAD, a sealing codec), which parameter a function decodes, what
 //!   each function does with the state, which calls hand it to another function, and which
 //!   functions return it, bound back to their call sites.
+//! - client data kept from `initialize` (`init_stores`): the places `initialize` code stores it in;
+//!   and where one body's `peer_info()` value goes (`peer_info`, a walk on the parsing worker).
 //!
 //! What it does not know (yet): types of locals and method receivers other than `self` (a call
 //! `x.m()` is not an edge), trait default methods, closures given to `tokio::spawn` as separate
@@ -43,6 +45,8 @@
 pub mod extract;
 pub mod flow;
 pub mod handlers;
+pub mod init_stores;
+pub mod peer_info;
 pub mod request_state;
 pub mod requests;
 pub mod roots;

@@ -6,14 +6,14 @@
 //! Four shapes, server code only:
 //! - rmcp `peer_info()` whose value reaches `.capabilities` / `.client_info` / `.protocol_version`,
 //!   in the same chain (closures passed along the chain included) or through a binding (`let`,
-//!   `if let`, `match`): `rust_fn` walks that one body;
+//!   `if let`, `match`): `rust_fn` asks `model::peer_info` about that one body;
 //! - `set_peer_info(..)`, which caches `initialize` data on the connection (`method_call`);
 //! - capability data stored in a state place while answering `initialize` (an rmcp or rust-mcp-sdk
 //!   override, `on_initialized`, a hand-written dispatcher's `"initialize"` arm, or a helper they
 //!   pass it to) and read by code answering another request, in any file of the crate
-//!   (`rust_crate`, comparing the crate model's `state_uses` places: `self` fields, fields behind
-//!   `Arc<Inner>`, per-session map entries, guard locals, loop locals, statics), labelled at the
-//!   read and, in the same file, the store;
+//!   (`rust_crate`, comparing the stores `model::init_stores` finds with the crate model's
+//!   `state_uses` places: `self` fields, fields behind `Arc<Inner>`, per-session map entries,
+//!   guard locals, loop locals, statics), labelled at the read and, in the same file, the store;
 //! - SDK helpers that answer from the cached `initialize` data: rust-mcp-sdk
 //!   `client_supports_sampling()` & co, rmcp `supported_elicitation_modes()` /
 //!   `supports_sampling_tools()`, fastmcp `client_supports_roots()`, and, only when that SDK is in
@@ -24,17 +24,12 @@
 //! Silent on client code (there `peer_info()` is the server's info) and on per-request reads
 //! (rmcp 3.x `context.client_capabilities()`, `_meta["io.modelcontextprotocol/clientCapabilities"]`).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
-use std::ops::Range;
-
-use syn::visit::{self, Visit};
-use syn::{Expr, Member};
-
 use crate::context::{Impact, Role, Sdk};
 use crate::cx::{CrateCx, Cx};
-use crate::model::extract::pat_idents;
-use crate::model::state::{Place, PlaceRoot};
-use crate::model::{Callee, CrateModel, FieldAccess, FileId, FnId, Handler, HandlerKind, Root, within};
+use crate::model::init_stores::{InitHandlers, Store, find_stores};
+use crate::model::peer_info::client_data_reads;
+use crate::model::state::Place;
+use crate::model::{CrateModel, FieldAccess, Root, within};
 use crate::rules::{FnRef, Rule, RuleMeta};
 use crate::rust::syntax::{block_text, method_call_range, text_may_mention};
 
@@ -84,33 +79,6 @@ const HELP_RUST_MCP_SDK: &str = "read what the current request declares in its `
 const STATELESS: &str = "MCP 2026-07-28 removed `initialize`, and servers MUST NOT infer a client's capabilities, \
      version or identity from earlier requests";
 
-/// Fields of rmcp's `InitializeRequestParams` (a server's `PeerInfo`) that say what the client is.
-const CONNECTION_FIELDS: &[&str] = &["capabilities", "client_info", "protocol_version"];
-
-/// Capability fields only a server declares: `info.capabilities.tools` is the server's info, read
-/// by client (or proxy) code.
-const SERVER_ONLY_CAPS: &[&str] = &["tools", "resources", "prompts", "logging", "completions"];
-
-/// Methods that hand their receiver's value on (more or less) unchanged.
-const PASS_THROUGH: &[&str] = &[
-    "unwrap",
-    "expect",
-    "as_ref",
-    "as_deref",
-    "clone",
-    "cloned",
-    "to_owned",
-    "unwrap_or_default",
-    "unwrap_or",
-    "unwrap_or_else",
-    "ok_or",
-    "ok_or_else",
-    "context",
-    "with_context",
-    "borrow",
-    "deref",
-];
-
 impl Rule for InferredClientCapabilities {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -121,15 +89,9 @@ impl Rule for InferredClientCapabilities {
         if cx.role() != Role::Server || !text_may_mention(block_text(cx, f.body), &["peer_info"]) {
             return;
         }
-        let mut flow = PeerInfoFlow { cx, env: HashMap::new(), calls: BTreeMap::new() };
-        flow.visit_block(f.body);
-        let calls = flow.calls;
-        for call in calls.into_values() {
-            let (Some(range), Some((hit, field))) = (call.range, call.hit) else { continue };
-            if call.server_view {
-                continue;
-            }
-            let (what, label) = match field {
+        for read in client_data_reads(cx, f.body) {
+            let (range, hit) = (read.call, read.field);
+            let (what, label) = match read.name {
                 "capabilities" => ("capabilities", "connection-scoped capabilities read here"),
                 "client_info" => ("info", "connection-scoped client info read here"),
                 _ => ("protocol version", "connection-scoped protocol version read here"),
@@ -267,258 +229,6 @@ impl Rule for InferredClientCapabilities {
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// `peer_info()` flow inside one function body.
-
-#[derive(Default)]
-struct PeerInfoCall {
-    /// `peer_info()`, from the method name to `)`.
-    range: Option<Range<usize>>,
-    /// The first connection field read from its value.
-    hit: Option<(Range<usize>, &'static str)>,
-    /// Evidence that the value is a server's info (`.server_info`, `.capabilities.tools`): the
-    /// code is a client's view, whatever the file's role.
-    server_view: bool,
-}
-
-struct PeerInfoFlow<'c, 'a> {
-    cx: &'c Cx<'a>,
-    /// Local names bound to a `peer_info()` value, by call (the call's start offset). Flat: a later
-    /// `let` of the same name unbinds it; closure parameters are scoped.
-    env: HashMap<String, usize>,
-    calls: BTreeMap<usize, PeerInfoCall>,
-}
-
-impl PeerInfoFlow<'_, '_> {
-    /// The `peer_info()` call an expression's value comes from, if it does.
-    fn source(&self, e: &Expr) -> Option<usize> {
-        match e {
-            Expr::MethodCall(m) if m.method == "peer_info" && m.args.is_empty() => {
-                Some(self.cx.span_range(m.method.span()).start)
-            }
-            Expr::MethodCall(m) if PASS_THROUGH.contains(&m.method.to_string().as_str()) => self.source(&m.receiver),
-            Expr::Try(t) => self.source(&t.expr),
-            Expr::Await(a) => self.source(&a.base),
-            Expr::Paren(p) => self.source(&p.expr),
-            Expr::Group(g) => self.source(&g.expr),
-            Expr::Reference(r) => self.source(&r.expr),
-            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.source(&u.expr),
-            Expr::Path(p) if p.qself.is_none() => {
-                p.path.get_ident().and_then(|i| self.env.get(&i.to_string()).copied())
-            }
-            _ => None,
-        }
-    }
-
-    fn bind(&mut self, pat: &syn::Pat, source: Option<usize>) {
-        for name in pat_idents(pat) {
-            match source {
-                Some(id) => {
-                    self.env.insert(name, id);
-                }
-                None => {
-                    self.env.remove(&name);
-                }
-            }
-        }
-    }
-
-    /// A closure: its one parameter is bound to `source` (a closure passed to a method of a
-    /// `peer_info()` value) or shadows any binding of the same name, for the body only.
-    fn visit_closure_with(&mut self, c: &syn::ExprClosure, source: Option<usize>) {
-        let names: Vec<String> = c.inputs.iter().flat_map(pat_idents).collect();
-        let saved: Vec<(String, Option<usize>)> = names.iter().map(|n| (n.clone(), self.env.get(n).copied())).collect();
-        let source = if c.inputs.len() == 1 { source } else { None };
-        for input in &c.inputs {
-            self.bind(input, source);
-        }
-        self.visit_expr(&c.body);
-        for (name, old) in saved {
-            match old {
-                Some(id) => self.env.insert(name, id),
-                None => self.env.remove(&name),
-            };
-        }
-    }
-}
-
-impl<'ast> Visit<'ast> for PeerInfoFlow<'_, '_> {
-    // Nested fn items are offered to `rust_fn` on their own.
-    fn visit_item(&mut self, _: &'ast syn::Item) {}
-    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
-
-    fn visit_local(&mut self, l: &'ast syn::Local) {
-        let source = l.init.as_ref().and_then(|init| {
-            self.visit_expr(&init.expr);
-            if let Some((_, diverge)) = &init.diverge {
-                self.visit_expr(diverge);
-            }
-            self.source(&init.expr)
-        });
-        self.bind(&l.pat, source);
-    }
-
-    fn visit_expr_let(&mut self, e: &'ast syn::ExprLet) {
-        self.visit_expr(&e.expr);
-        let source = self.source(&e.expr);
-        self.bind(&e.pat, source);
-    }
-
-    fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
-        self.visit_expr(&m.expr);
-        let source = self.source(&m.expr);
-        for arm in &m.arms {
-            self.bind(&arm.pat, source);
-            if let Some((_, guard)) = &arm.guard {
-                self.visit_expr(guard);
-            }
-            self.visit_expr(&arm.body);
-        }
-    }
-
-    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-        if m.method == "peer_info" && m.args.is_empty() {
-            let range = method_call_range(self.cx, m);
-            let id = range.start;
-            self.calls.entry(id).or_default().range = Some(range);
-        }
-        self.visit_expr(&m.receiver);
-        let source = self.source(&m.receiver);
-        for arg in &m.args {
-            match arg {
-                Expr::Closure(c) => self.visit_closure_with(c, source),
-                other => self.visit_expr(other),
-            }
-        }
-    }
-
-    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
-        self.visit_closure_with(c, None);
-    }
-
-    fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
-        if let Member::Named(name) = &f.member {
-            let name = name.to_string();
-            if let Some(id) = self.source(&f.base) {
-                if let Some(field) = CONNECTION_FIELDS.iter().find(|c| **c == name) {
-                    let range = self.cx.node_range(&f.member);
-                    let call = self.calls.entry(id).or_default();
-                    call.hit.get_or_insert((range, field));
-                } else if name == "server_info" {
-                    self.calls.entry(id).or_default().server_view = true;
-                }
-            }
-            // `info.capabilities.tools`: a server's capabilities.
-            if SERVER_ONLY_CAPS.contains(&name.as_str())
-                && let Expr::Field(inner) = &*f.base
-                && matches!(&inner.member, Member::Named(m) if m == "capabilities")
-                && let Some(id) = self.source(&inner.base)
-            {
-                self.calls.entry(id).or_default().server_view = true;
-            }
-        }
-        visit::visit_expr_field(self, f);
-    }
-
-    fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        let cx = self.cx;
-        visit_code_macro(cx, self, m);
-    }
-}
-
-/// Offers a macro's body to a visitor as code, as the engine's visitor reads it (parsed once per
-/// file, `Cx::macro_body`). `json!` bodies are data and are left alone.
-fn visit_code_macro<V: for<'x> Visit<'x>>(cx: &Cx, v: &mut V, m: &syn::Macro) {
-    if m.path.segments.last().is_some_and(|seg| seg.ident == "json") {
-        return;
-    }
-    if let Some(body) = cx.macro_body(m) {
-        body.visit(v);
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Client data stored in a `self` field while answering `initialize` and read elsewhere: asked of
-// the crate model, so the store and the read may be in different files, and the store in a
-// helper the `initialize` handler calls.
-
-/// The MCP methods whose handlers see the `initialize` exchange.
-const INIT_METHODS: &[&str] = &["initialize", "notifications/initialized"];
-
-/// How far stores are followed into the helpers an `initialize` handler calls.
-const MAX_CALL_DEPTH: usize = 4;
-
-struct Store {
-    /// The state place the client data went to (`Workspace.client`, `Inner.sessions.caps`, a loop
-    /// local of `main`).
-    place: Place,
-    /// The stored place as the storing statement spells it, and its file.
-    file: FileId,
-    range: Range<usize>,
-    init_fn: String,
-}
-
-impl Store {
-    /// A read of `place` reads the stored value, or a part of it.
-    fn holds(&self, place: &Place) -> bool {
-        place.root == self.place.root && place.path.starts_with(&self.place.path)
-    }
-
-    /// The place as a reader in function `reader` would name it.
-    fn shown(&self, model: &CrateModel, reader: FnId) -> String {
-        let (head, members) = match &self.place.root {
-            PlaceRoot::Type(ty) if model.owner(reader) == Some(ty) => ("self".to_owned(), &self.place.path[..]),
-            PlaceRoot::Type(ty) => (ty.rsplit("::").next().unwrap_or(ty).to_owned(), &self.place.path[..]),
-            PlaceRoot::Local(_, name) | PlaceRoot::Global(name) => {
-                (name.rsplit("::").next().unwrap_or(name).to_owned(), &self.place.path[..])
-            }
-        };
-        let path: String = members.iter().map(|m| format!(".{m}")).collect();
-        format!("`{head}{path}`")
-    }
-}
-
-/// The server's `initialize` handlers: trait overrides and dispatcher arms, and every function
-/// they reach.
-struct InitHandlers<'m> {
-    handlers: Vec<&'m Handler>,
-    /// (dispatcher, arm): code in the arm answers `initialize`.
-    arms: Vec<(FnId, Range<usize>)>,
-    reached: HashSet<FnId>,
-}
-
-impl<'m> InitHandlers<'m> {
-    fn of(model: &'m CrateModel) -> Self {
-        let handlers: Vec<&Handler> = INIT_METHODS
-            .iter()
-            .flat_map(|m| model.handlers_for(m))
-            .filter(|h| match h.kind {
-                HandlerKind::Override => h.side == Role::Server,
-                HandlerKind::Arm => h.side != Role::Client,
-                HandlerKind::Attribute => false,
-            })
-            .collect();
-        let arms = handlers.iter().filter_map(|h| h.arm.clone().map(|a| (h.fn_, a))).collect();
-        let mut reached = HashSet::new();
-        for h in &handlers {
-            for (_, callee) in model.handler_callees(h) {
-                reached.extend(model.reachable_from(callee));
-            }
-        }
-        InitHandlers { handlers, arms, reached }
-    }
-
-    /// An `initialize` override, or a helper only `initialize` code calls: its reads answer no
-    /// other request.
-    fn only_for_initialize(&self, model: &CrateModel, id: FnId) -> bool {
-        let is_override = |f: FnId| self.handlers.iter().any(|h| h.fn_ == f && h.kind == HandlerKind::Override);
-        is_override(id)
-            || self.reached.contains(&id)
-                && model.callers_of(id).iter().all(|c| self.reached.contains(c) || is_override(*c))
-                && !self.arms.iter().any(|(f, _)| *f == id)
-    }
-}
-
 /// The stored place as the read spells it (`self.session.proto`), when it is written out there.
 fn shown(access: &FieldAccess, depth: usize) -> Option<String> {
     let members = access.path.get(..depth)?.join(".");
@@ -527,89 +237,6 @@ fn shown(access: &FieldAccess, depth: usize) -> Option<String> {
         Root::SelfValue => Some(format!("`self.{members}`")),
         Root::Local | Root::Global => Some(format!("`{members}`")),
     }
-}
-
-fn find_stores(model: &CrateModel, init: &InitHandlers) -> Vec<Store> {
-    let mut out: Vec<Store> = Vec::new();
-    for h in &init.handlers {
-        // Every access the handler's code makes, with the place the model gives it.
-        let state = model.handler_state(h, &|_| true);
-        let place_of = |id: FnId, access: &FieldAccess| {
-            state.uses.iter().find(|u| u.fn_ == id && std::ptr::eq(u.access, access)).map(|u| &u.place)
-        };
-        let f = model.func(h.fn_);
-        // The `initialize` request itself: `request: InitializeRequestParams`.
-        let taint = f
-            .params
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.ty.contains("InitializeRequest"))
-            .fold(0u32, |bits, (i, _)| bits | 1u32.checked_shl(i as u32).unwrap_or(0));
-        let init_fn = if h.kind == HandlerKind::Arm { h.method.clone() } else { f.name.clone() };
-        let mut seen = HashSet::new();
-        let mut stack = vec![(h.fn_, taint, h.arm.clone(), 0)];
-        while let Some((id, taint, arm, depth)) = stack.pop() {
-            if !seen.insert((id, taint)) {
-                continue;
-            }
-            let f = model.func(id);
-            let inside = |r: &Range<usize>| arm.as_ref().is_none_or(|a| within(r, a));
-            for access in f.fields.iter().chain(&f.places) {
-                let Some(value) = access.write else { continue };
-                if (value.client_data || value.params & taint != 0)
-                    && inside(&access.full_range())
-                    && let Some(place) = place_of(id, access)
-                {
-                    add_store(&mut out, model, place, access, model.file_of(id), &init_fn);
-                }
-            }
-            if depth == MAX_CALL_DEPTH {
-                continue;
-            }
-            for &(i, callee) in model.callees_of(id) {
-                let call = &f.calls[i];
-                if !inside(&call.range) {
-                    continue;
-                }
-                // A path call to a method (`Self::m(self, x)`) passes the receiver first.
-                let skip = matches!(call.callee, Callee::Path(_)) && model.func(callee).has_self;
-                let bits = call.args.iter().skip(skip as usize).enumerate().fold(0u32, |bits, (j, a)| {
-                    let tainted = a.client_data || a.params & taint != 0;
-                    if tainted { bits | 1u32.checked_shl(j as u32).unwrap_or(0) } else { bits }
-                });
-                stack.push((callee, bits, None, depth + 1));
-            }
-        }
-    }
-    out
-}
-
-fn add_store(
-    out: &mut Vec<Store>,
-    model: &CrateModel,
-    place: &Place,
-    access: &FieldAccess,
-    file: FileId,
-    init_fn: &str,
-) {
-    match &place.root {
-        // A type's whole value (`self.session.insert(..)` with `session: SessionState`) would make
-        // every read of that type a read of the client data: not a flow we can tell.
-        PlaceRoot::Type(_) if place.path.is_empty() => return,
-        // A parameter no caller binds (`fn serve(state: &mut State, ..)`): whether its value
-        // outlives one request is the unseen caller's choice.
-        PlaceRoot::Local(f, name) if model.func(*f).params.iter().any(|p| p.name.as_ref() == Some(name)) => return,
-        _ => {}
-    }
-    // Stored where another store already covers, or under it: one store, the outermost.
-    let under = |outer: &Place, inner: &Place| outer.root == inner.root && inner.path.starts_with(&outer.path);
-    if out.iter().any(|s| under(&s.place, place)) {
-        return;
-    }
-    out.retain(|s| !under(place, &s.place));
-    // `self.<field>` as the statement spells it; the whole place when reached through a local.
-    let range = if access.aliased || access.root != Root::SelfValue { access.full_range() } else { access.range(1) };
-    out.push(Store { place: place.clone(), file, range, init_fn: init_fn.to_owned() });
 }
 
 #[cfg(test)]

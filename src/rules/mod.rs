@@ -1,5 +1,5 @@
-//! The rule registry. A rule is one file here (its metadata and checks) plus its page in `rules/`
-//! at the repository root. To add a rule: write the file, add it to `ALL`, write the page and
+//! The rule registry. A rule is one file here (its metadata and checks; a large data table may sit
+//! in a submodule, `removed_method/methods.rs`) plus its page in `rules/` at the repository root. To add a rule: write the file, add it to `ALL`, write the page and
 //! fixtures.
 //!
 //! Rules never walk the syntax tree themselves: the visitor in `rust::visitor` makes one pass over

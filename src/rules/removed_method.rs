@@ -23,11 +23,11 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
-use proc_macro2::{TokenStream, TokenTree};
+use proc_macro2::TokenStream;
 use syn::visit::{self, Visit};
 use syn::{Expr, Member};
 
-use crate::context::{Impact, Role, Sdk};
+use crate::context::{Impact, Role, Sdk, is_mcp_code};
 use crate::cx::{CrateCx, Cx, Origin};
 use crate::json::{JsonKind, JsonNode, Step};
 use crate::model::handlers::has_mcp_prefix;
@@ -35,97 +35,18 @@ use crate::model::{CrateModel, HandlerKind};
 use crate::rules::{FnRef, Rule, RuleMeta};
 use crate::rust::rejects::{block_rejects, expr_rejects, is_label, strip};
 use crate::rust::requests::{
-    Resolved, StrConst, collect_str_consts, is_send_verb, peer_like_receiver, record_peer_params, resolve_str,
+    Resolved, StrConst, collect_str_consts, is_send_verb, pattern_strs, peer_like_receiver, record_peer_params,
+    resolve_str,
 };
-use crate::rust::syntax::{is_self, method_call_range, path_ends_with, rpc_type_path, tokens_mention_any};
+use crate::rust::syntax::{
+    is_self, mentions_method, method_call_range, path_ends_with, pattern_paths, rpc_type_path, tokens_mention_any,
+};
+
+mod methods;
+
+use methods::{PING, Removed, SDK_ENUMS, VARIANTS, removed};
 
 pub struct RemovedMethod;
-
-/// One removed method, with what to do instead.
-struct Removed {
-    wire: &'static str,
-    /// A common word (`initialize`, `ping`): only a method where the code says so.
-    generic: bool,
-    /// Also a plausible method name outside MCP (`tasks/list` in a to-do app's JSON-RPC): needs
-    /// other MCP evidence in the file.
-    needs_evidence: bool,
-    help: &'static str,
-}
-
-const INITIALIZE: &str = "initialize";
-const PING: &str = "ping";
-
-const REMOVED: &[Removed] = &[
-    Removed {
-        wire: INITIALIZE,
-        generic: true,
-        // LSP and other JSON-RPC protocols have `initialize` and `ping` too.
-        needs_evidence: true,
-        help: "2026-07-28 has no handshake: clients may call `server/discover` and send `io.modelcontextprotocol/protocolVersion` \
-               and `io.modelcontextprotocol/clientCapabilities` in every request's `_meta`; answer `initialize` only to \
-               serve legacy clients (dual-era), or reject it naming the supported versions",
-    },
-    Removed {
-        wire: "notifications/initialized",
-        generic: false,
-        needs_evidence: false,
-        help: "drop it: there is no handshake to complete in 2026-07-28; do per-connection setup lazily, and read what \
-               a request needs from that request's `_meta`",
-    },
-    Removed {
-        wire: PING,
-        generic: true,
-        needs_evidence: true,
-        help: "delete it: 2026-07-28 has no `ping` in either direction; any ordinary request proves liveness, and \
-               transports keep connections alive themselves (SSE comment lines on HTTP)",
-    },
-    Removed {
-        wire: "logging/setLevel",
-        generic: false,
-        needs_evidence: false,
-        help: "the log level is per request now: clients send `_meta[\"io.modelcontextprotocol/logLevel\"]` with each \
-               request, and servers log only for requests that carry it (logging itself is deprecated)",
-    },
-    Removed {
-        wire: "resources/subscribe",
-        generic: false,
-        needs_evidence: false,
-        help: "use `subscriptions/listen` with `params.notifications.resourceSubscriptions`; the subscription lasts \
-               as long as that request's stream",
-    },
-    Removed {
-        wire: "resources/unsubscribe",
-        generic: false,
-        needs_evidence: false,
-        help: "a `subscriptions/listen` subscription ends when its stream closes (or with `notifications/cancelled` \
-               on stdio); there is nothing to unsubscribe",
-    },
-    Removed {
-        wire: "tasks/result",
-        generic: false,
-        needs_evidence: true,
-        help: "tasks moved to the `io.modelcontextprotocol/tasks` extension, which has `tasks/get`, `tasks/update`, \
-               `tasks/cancel` and `notifications/tasks` but no `tasks/result`: read the outcome through `tasks/get`",
-    },
-    Removed {
-        wire: "tasks/list",
-        generic: false,
-        needs_evidence: true,
-        help: "tasks moved to the `io.modelcontextprotocol/tasks` extension, which has no `tasks/list`: keep the task \
-               ids you created and query each with `tasks/get`",
-    },
-    Removed {
-        wire: "notifications/elicitation/complete",
-        generic: false,
-        needs_evidence: false,
-        help: "drop it: after a URL-mode elicitation the client retries the request, and the server decides from \
-               `requestState` (or its own store) whether the interaction finished",
-    },
-];
-
-fn removed(value: &str) -> Option<&'static Removed> {
-    REMOVED.iter().find(|r| r.wire == value)
-}
 
 static META: RuleMeta = RuleMeta {
     name: "removed-method",
@@ -173,29 +94,6 @@ static META: RuleMeta = RuleMeta {
     fixable: false,
     doc: include_str!("../../rules/removed-method.md"),
 };
-
-/// SDK enum variants (rmcp, rust-mcp-schema, pmcp): (enum, variant, method).
-const VARIANTS: &[(&str, &str, &str)] = &[
-    ("ClientRequest", "InitializeRequest", INITIALIZE),
-    ("ClientRequest", "Initialize", INITIALIZE),
-    ("ClientNotification", "InitializedNotification", "notifications/initialized"),
-    ("ClientNotification", "Initialized", "notifications/initialized"),
-    ("ClientRequest", "PingRequest", PING),
-    ("ClientRequest", "Ping", PING),
-    ("ClientRequest", "SetLevelRequest", "logging/setLevel"),
-    ("ClientRequest", "SetLevel", "logging/setLevel"),
-    ("ClientRequest", "SubscribeRequest", "resources/subscribe"),
-    ("ClientRequest", "Subscribe", "resources/subscribe"),
-    ("ClientRequest", "UnsubscribeRequest", "resources/unsubscribe"),
-    ("ClientRequest", "Unsubscribe", "resources/unsubscribe"),
-    ("ClientRequest", "ListTasksRequest", "tasks/list"),
-    ("ClientRequest", "GetTaskPayloadRequest", "tasks/result"),
-    ("ServerNotification", "ElicitationCompleteNotification", "notifications/elicitation/complete"),
-    ("ServerNotification", "ElicitationCompletionNotification", "notifications/elicitation/complete"),
-];
-
-/// The enums of `VARIANTS` and of the `ServerRequest` pings `sdk_variant` matches.
-const SDK_ENUMS: &[&str] = &["ClientRequest", "ClientNotification", "ServerRequest", "ServerNotification"];
 
 /// Calls that register a handler for a method name (`router.on_request("initialize", …)`).
 const REGISTER_VERBS: &[&str] = &[
@@ -366,13 +264,6 @@ fn has_evidence(cx: &mut Cx) -> bool {
     known
 }
 
-/// The crate depends on an MCP SDK, the file is a server's or a client's, or its text names MCP.
-fn is_mcp_code(text: &str, crate_ctx: &crate::context::CrateContext, file_role: Role) -> bool {
-    !crate_ctx.sdks.is_empty()
-        || file_role != Role::Unknown
-        || crate::context::MCP_EVIDENCE.iter().any(|w| text.contains(w))
-}
-
 fn rejected(cx: &Cx, range: &Range<usize>) -> bool {
     cx.state_ref::<FileFacts>().is_some_and(|f| f.rejected.contains(&range.start))
 }
@@ -518,33 +409,6 @@ struct BodyWalk<'c, 'a> {
 }
 
 impl BodyWalk<'_, '_> {
-    /// Removed-method strings in a pattern: `"initialize"`, `"ping" | "x"`, `Some("ping")`, a
-    /// const path or ident of the file.
-    fn pattern_strs(&self, pat: &syn::Pat, out: &mut Vec<Resolved>) {
-        match pat {
-            syn::Pat::Lit(l) => {
-                if let Some((v, r, d)) = resolve_str(self.cx, &Expr::Lit(l.clone()), &self.consts) {
-                    out.push((v, r, d));
-                }
-            }
-            syn::Pat::Or(o) => o.cases.iter().for_each(|c| self.pattern_strs(c, out)),
-            syn::Pat::TupleStruct(t) => t.elems.iter().for_each(|e| self.pattern_strs(e, out)),
-            syn::Pat::Reference(r) => self.pattern_strs(&r.pat, out),
-            syn::Pat::Paren(p) => self.pattern_strs(&p.pat, out),
-            syn::Pat::Path(p) => {
-                if let Some(found) = resolve_str(self.cx, &Expr::Path(p.clone()), &self.consts) {
-                    out.push(found);
-                }
-            }
-            syn::Pat::Ident(i) if i.subpat.is_none() => {
-                if let Some(c) = self.consts.iter().find(|c| i.ident == c.name) {
-                    out.push((c.value.clone(), self.cx.node_range(&i.ident), Some(c.range.clone())));
-                }
-            }
-            _ => {}
-        }
-    }
-
     /// Reports a removed method found in a match arm or comparison, or marks it rejected.
     fn found(&mut self, value: &str, range: Range<usize>, defined: Option<Range<usize>>, rejects: bool, label: &str) {
         let Some(r) = removed(value) else { return };
@@ -588,7 +452,7 @@ impl<'ast> Visit<'ast> for BodyWalk<'_, '_> {
             .iter()
             .map(|arm| {
                 let mut strs = Vec::new();
-                self.pattern_strs(&arm.pat, &mut strs);
+                pattern_strs(self.cx, &arm.pat, &self.consts, &mut strs);
                 (arm, strs)
             })
             .collect();
@@ -658,42 +522,11 @@ impl<'ast> Visit<'ast> for BodyWalk<'_, '_> {
             return;
         }
         let mut strs = Vec::new();
-        self.pattern_strs(&pat, &mut strs);
+        pattern_strs(self.cx, &pat, &self.consts, &mut strs);
         for (v, range, defined) in strs {
             self.found(&v, range, defined, false, "matched as a method");
         }
     }
-}
-
-/// The enum paths of a pattern: `A::B(_)`, `A::B { .. }`, `A::B`, through `|`.
-fn pattern_paths<'p>(pat: &'p syn::Pat, out: &mut Vec<&'p syn::Path>) {
-    match pat {
-        syn::Pat::TupleStruct(t) => out.push(&t.path),
-        syn::Pat::Struct(s) => out.push(&s.path),
-        syn::Pat::Path(p) => out.push(&p.path),
-        syn::Pat::Or(o) => o.cases.iter().for_each(|c| pattern_paths(c, out)),
-        syn::Pat::Reference(r) => pattern_paths(&r.pat, out),
-        syn::Pat::Paren(p) => pattern_paths(&p.pat, out),
-        _ => {}
-    }
-}
-
-/// Whether tokens name a method: an identifier containing `method` (`req.method`, `method_name`)
-/// or the string `"method"` (`msg["method"]`).
-fn mentions_method(tokens: &TokenStream) -> bool {
-    let mut stack = vec![tokens.clone().into_iter()];
-    while let Some(top) = stack.last_mut() {
-        match top.next() {
-            Some(TokenTree::Ident(i)) if i.to_string().to_ascii_lowercase().contains("method") => return true,
-            Some(TokenTree::Literal(l)) if l.to_string() == "\"method\"" => return true,
-            Some(TokenTree::Group(g)) => stack.push(g.stream().into_iter()),
-            Some(_) => {}
-            None => {
-                stack.pop();
-            }
-        }
-    }
-    false
 }
 
 #[cfg(test)]

@@ -37,9 +37,13 @@ use crate::model::CrateModel;
 use crate::rules::{FnRef, Rule, RuleMeta};
 use crate::rust::requests::{
     StrConst, collect_local_fns, collect_str_consts, is_send_verb, peer_like_receiver, raw_spells, record_peer_params,
-    resolve_str,
+    request_value, resolve_str,
 };
 use crate::rust::syntax::{is_self, method_call_range, path_ends_with, rpc_type_path, tokens_mention_any};
+
+mod sdk_names;
+
+use sdk_names::{PARAM_TYPES, REQUEST_TYPES, SERVER_REQUEST_VARIANTS, SPELLINGS, Spelling};
 
 pub struct ServerInitiatedRequest;
 
@@ -94,130 +98,6 @@ const PING_HELP: &str = "delete it: MCP 2026-07-28 has no `ping` in either direc
      liveness, and transports keep connections alive themselves (SSE comment lines on HTTP)";
 const TRANSCRIPT_RESPONSE_HELP: &str = "since MCP 2026-07-28 the client sends no JSON-RPC responses: the server asks \
      through an `input_required` result and the client answers in the retry's `inputResponses`";
-
-/// An SDK method that sends one of the requests, with the SDKs that spell it so.
-struct Spelling {
-    name: &'static str,
-    method: &'static str,
-    sdks: &'static [Sdk],
-    /// Names that unrelated code also uses (a chat store's `create_message`): they need a peer-like
-    /// receiver or an SDK parameter type in the arguments.
-    generic: bool,
-    /// Most arguments the SDK's method takes.
-    max_args: usize,
-}
-
-/// `Sdk::Other` (another crate with `mcp` in its name) is allowed for every spelling. turbomcp is
-/// deliberately absent: its `create_message(key, ..)` / `elicit(key, ..)` become MRTR input
-/// requests on 2026-07-28 sessions.
-const SPELLINGS: &[Spelling] = &[
-    // rmcp `Peer<RoleServer>::create_message(params)`, rust-mcp-sdk's deprecated `create_message`.
-    Spelling {
-        name: "create_message",
-        method: SAMPLING,
-        sdks: &[Sdk::Rmcp, Sdk::RustMcpSdk, Sdk::Other],
-        generic: true,
-        max_args: 1,
-    },
-    Spelling {
-        name: "request_message_creation",
-        method: SAMPLING,
-        sdks: &[Sdk::RustMcpSdk, Sdk::Other],
-        generic: false,
-        max_args: 1,
-    },
-    Spelling {
-        name: "sampling_create_message",
-        method: SAMPLING,
-        sdks: &[Sdk::McpAttr, Sdk::Other],
-        generic: false,
-        max_args: 1,
-    },
-    Spelling {
-        name: "create_elicitation",
-        method: ELICITATION,
-        sdks: &[Sdk::Rmcp, Sdk::Other],
-        generic: false,
-        max_args: 1,
-    },
-    Spelling {
-        name: "create_elicitation_with_timeout",
-        method: ELICITATION,
-        sdks: &[Sdk::Rmcp, Sdk::Other],
-        generic: false,
-        max_args: 2,
-    },
-    // rmcp `elicit::<T>(message)`.
-    Spelling { name: "elicit", method: ELICITATION, sdks: &[Sdk::Rmcp, Sdk::Other], generic: true, max_args: 1 },
-    Spelling {
-        name: "elicit_with_timeout",
-        method: ELICITATION,
-        sdks: &[Sdk::Rmcp, Sdk::Other],
-        generic: false,
-        max_args: 2,
-    },
-    Spelling { name: "elicit_url", method: ELICITATION, sdks: &[Sdk::Rmcp, Sdk::Other], generic: false, max_args: 3 },
-    Spelling {
-        name: "elicit_url_with_timeout",
-        method: ELICITATION,
-        sdks: &[Sdk::Rmcp, Sdk::Other],
-        generic: false,
-        max_args: 4,
-    },
-    Spelling {
-        name: "request_elicitation",
-        method: ELICITATION,
-        sdks: &[Sdk::RustMcpSdk, Sdk::Other],
-        generic: false,
-        max_args: 1,
-    },
-    Spelling {
-        name: "elicit_input",
-        method: ELICITATION,
-        sdks: &[Sdk::RustMcpSdk, Sdk::Other],
-        generic: false,
-        max_args: 1,
-    },
-    Spelling {
-        name: "elicit_form",
-        method: ELICITATION,
-        sdks: &[Sdk::Fastmcp, Sdk::Other],
-        generic: false,
-        max_args: 2,
-    },
-];
-
-/// SDK parameter types whose presence in the arguments makes a generic name the SDK's.
-const PARAM_TYPES: &[&str] = &[
-    "CreateMessageRequestParam",
-    "CreateMessageRequestParams",
-    "CreateMessageParams",
-    "SamplingMessage",
-    "CreateElicitationRequestParam",
-    "CreateElicitationRequestParams",
-    "ElicitRequestParams",
-];
-
-/// `ServerRequest::<variant>` spellings (rmcp, rust-mcp-schema, pmcp) and the method each sends.
-const SERVER_REQUEST_VARIANTS: &[(&str, &str)] = &[
-    ("CreateMessageRequest", SAMPLING),
-    ("CreateMessage", SAMPLING),
-    ("CreateElicitationRequest", ELICITATION),
-    ("ElicitRequest", ELICITATION),
-    ("ElicitationRequest", ELICITATION),
-    ("Elicit", ELICITATION),
-    ("ElicitInput", ELICITATION),
-    ("PingRequest", PING),
-    ("Ping", PING),
-];
-
-/// Request types that, handed to a request-sending call, send their method.
-const REQUEST_TYPES: &[(&str, &str)] = &[
-    ("CreateMessageRequest", SAMPLING),
-    ("CreateElicitationRequest", ELICITATION),
-    ("ElicitRequest", ELICITATION),
-    ("PingRequest", PING),
-];
 
 /// What the rule learns about the file before the walk: consts holding a method, functions it
 /// defines itself.
@@ -617,21 +497,7 @@ fn request_type_value(cx: &Cx, expr: &Expr) -> Option<(Range<usize>, &'static st
         }
         REQUEST_TYPES.iter().find(|(ty, _)| path.segments.iter().any(|s| s.ident == ty)).copied()
     };
-    match expr {
-        Expr::MethodCall(m) if m.args.is_empty() && m.method == "into" => request_type_value(cx, &m.receiver),
-        Expr::Call(c) => match &*c.func {
-            Expr::Path(p) if path_ends_with(&p.path, &["ServerRequest", "from"]) && c.args.len() == 1 => {
-                request_type_value(cx, &c.args[0])
-            }
-            Expr::Path(p) => names_type(&p.path).map(|(t, m)| (cx.node_range(expr), t, m)),
-            _ => None,
-        },
-        Expr::Struct(s) => names_type(&s.path).map(|(t, m)| (cx.node_range(&s.path), t, m)),
-        Expr::Path(p) => names_type(&p.path).map(|(t, m)| (cx.node_range(expr), t, m)),
-        Expr::Reference(r) => request_type_value(cx, &r.expr),
-        Expr::Paren(p) => request_type_value(cx, &p.expr),
-        _ => None,
-    }
+    request_value(cx, expr, &names_type).map(|((ty, method), range)| (range, ty, method))
 }
 
 #[cfg(test)]

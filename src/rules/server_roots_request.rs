@@ -29,7 +29,9 @@ use crate::cx::{CrateCx, Cx, Origin};
 use crate::json::{self, JsonKind, JsonNode, Step};
 use crate::model::CrateModel;
 use crate::rules::{FnRef, Rule, RuleMeta};
-use crate::rust::requests::{REQUEST_VERBS, StrConst, collect_local_fns, collect_str_consts, resolve_str};
+use crate::rust::requests::{
+    REQUEST_VERBS, StrConst, collect_local_fns, collect_str_consts, request_value, resolve_str,
+};
 use crate::rust::syntax::{is_self, method_call_range, path_ends_with, rpc_type_path, str_value};
 use crate::rust::visitor::reads_macro_body;
 
@@ -348,24 +350,11 @@ fn check_send_args<'a>(cx: &mut Cx, args: impl Iterator<Item = &'a Expr>) {
 /// `ServerRequest::from(..)`; not `ServerRequest::ListRootsRequest(..)`, which `expr_path` reports.
 fn list_roots_request_value(cx: &Cx, expr: &Expr) -> Option<Range<usize>> {
     let names_type = |path: &syn::Path| {
-        path.segments.iter().any(|s| s.ident == "ListRootsRequest")
-            && !path_ends_with(path, &["ServerRequest", "ListRootsRequest"])
+        (path.segments.iter().any(|s| s.ident == "ListRootsRequest")
+            && !path_ends_with(path, &["ServerRequest", "ListRootsRequest"]))
+        .then_some(())
     };
-    match expr {
-        Expr::MethodCall(m) if m.args.is_empty() && m.method == "into" => list_roots_request_value(cx, &m.receiver),
-        Expr::Call(c) => match &*c.func {
-            Expr::Path(p) if path_ends_with(&p.path, &["ServerRequest", "from"]) && c.args.len() == 1 => {
-                list_roots_request_value(cx, &c.args[0])
-            }
-            Expr::Path(p) if names_type(&p.path) => Some(cx.node_range(expr)),
-            _ => None,
-        },
-        Expr::Struct(s) if names_type(&s.path) => Some(cx.node_range(&s.path)),
-        Expr::Path(p) if names_type(&p.path) => Some(cx.node_range(expr)),
-        Expr::Reference(r) => list_roots_request_value(cx, &r.expr),
-        Expr::Paren(p) => list_roots_request_value(cx, &p.expr),
-        _ => None,
-    }
+    request_value(cx, expr, &names_type).map(|((), range)| range)
 }
 
 fn report_request_object(cx: &mut Cx, method: Range<usize>, id: Range<usize>, defined: Option<Range<usize>>) {

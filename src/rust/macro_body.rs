@@ -81,6 +81,17 @@ fn brace_blocks(tokens: proc_macro2::TokenStream, out: &mut Vec<syn::Stmt>) {
     }
 }
 
+/// Offers a macro's body to a visitor as code, as the engine's visitor reads it (parsed once per
+/// file, `Cx::macro_body`). `json!` bodies are data and are left alone.
+pub fn visit_code_macro<V: for<'x> syn::visit::Visit<'x>>(cx: &crate::cx::Cx, v: &mut V, m: &syn::Macro) {
+    if m.path.segments.last().is_some_and(|seg| seg.ident == "json") {
+        return;
+    }
+    if let Some(body) = cx.macro_body(m) {
+        body.visit(v);
+    }
+}
+
 /// The bodies parsed so far in one file, by the byte range of the macro's delimiters (a body
 /// re-read from another macro's tokens keeps its place in the file, so it is found too).
 #[derive(Default)]

@@ -9,7 +9,7 @@ use syn::{Expr, Member};
 
 use crate::cx::Cx;
 use crate::rules::FnRef;
-use crate::rust::syntax::{str_value, type_mentions};
+use crate::rust::syntax::{path_ends_with, str_value, type_mentions};
 
 /// Names of calls that send (or build, to send) a JSON-RPC request whose method is an argument.
 pub const REQUEST_VERBS: &[&str] = &[
@@ -85,6 +85,55 @@ pub fn resolve_str(cx: &Cx, expr: &Expr, consts: &[StrConst]) -> Option<Resolved
         {
             resolve_str(cx, &m.receiver, consts)
         }
+        _ => None,
+    }
+}
+
+/// The strings a pattern matches: `"initialize"`, `"ping" | "x"`, `Some("ping")`, a const path or
+/// ident of the file (`resolve_str` for patterns).
+pub fn pattern_strs(cx: &Cx, pat: &syn::Pat, consts: &[StrConst], out: &mut Vec<Resolved>) {
+    match pat {
+        syn::Pat::Lit(l) => {
+            if let Some((v, r, d)) = resolve_str(cx, &Expr::Lit(l.clone()), consts) {
+                out.push((v, r, d));
+            }
+        }
+        syn::Pat::Or(o) => o.cases.iter().for_each(|c| pattern_strs(cx, c, consts, out)),
+        syn::Pat::TupleStruct(t) => t.elems.iter().for_each(|e| pattern_strs(cx, e, consts, out)),
+        syn::Pat::Reference(r) => pattern_strs(cx, &r.pat, consts, out),
+        syn::Pat::Paren(p) => pattern_strs(cx, &p.pat, consts, out),
+        syn::Pat::Path(p) => {
+            if let Some(found) = resolve_str(cx, &Expr::Path(p.clone()), consts) {
+                out.push(found);
+            }
+        }
+        syn::Pat::Ident(i) if i.subpat.is_none() => {
+            if let Some(c) = consts.iter().find(|c| i.ident == c.name) {
+                out.push((c.value.clone(), cx.node_range(&i.ident), Some(c.range.clone())));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A request value as a sending call takes it (`peer.send_request(PingRequest::default().into())`):
+/// a call of a path (`T::new(..)`, `T::default()`), a struct literal `T { .. }` or a path `T`,
+/// through `.into()`, `ServerRequest::from(..)`, `&` and parentheses. `names` says what the type's
+/// path stands for; the range is the call's or the path's, or a struct literal's path.
+pub fn request_value<T>(cx: &Cx, expr: &Expr, names: &dyn Fn(&syn::Path) -> Option<T>) -> Option<(T, Range<usize>)> {
+    match expr {
+        Expr::MethodCall(m) if m.args.is_empty() && m.method == "into" => request_value(cx, &m.receiver, names),
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) if path_ends_with(&p.path, &["ServerRequest", "from"]) && c.args.len() == 1 => {
+                request_value(cx, &c.args[0], names)
+            }
+            Expr::Path(p) => names(&p.path).map(|t| (t, cx.node_range(expr))),
+            _ => None,
+        },
+        Expr::Struct(s) => names(&s.path).map(|t| (t, cx.node_range(&s.path))),
+        Expr::Path(p) => names(&p.path).map(|t| (t, cx.node_range(expr))),
+        Expr::Reference(r) => request_value(cx, &r.expr, names),
+        Expr::Paren(p) => request_value(cx, &p.expr, names),
         _ => None,
     }
 }

@@ -179,6 +179,37 @@ pub fn tokens_mention_any(tokens: &TokenStream, names: &[&str]) -> bool {
     false
 }
 
+/// Whether tokens name a method: an identifier containing `method` (`req.method`, `method_name`)
+/// or the string `"method"` (`msg["method"]`).
+pub fn mentions_method(tokens: &TokenStream) -> bool {
+    let mut stack = vec![tokens.clone().into_iter()];
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            Some(TokenTree::Ident(i)) if i.to_string().to_ascii_lowercase().contains("method") => return true,
+            Some(TokenTree::Literal(l)) if l.to_string() == "\"method\"" => return true,
+            Some(TokenTree::Group(g)) => stack.push(g.stream().into_iter()),
+            Some(_) => {}
+            None => {
+                stack.pop();
+            }
+        }
+    }
+    false
+}
+
+/// The enum paths of a pattern: `A::B(_)`, `A::B { .. }`, `A::B`, through `|`.
+pub fn pattern_paths<'p>(pat: &'p syn::Pat, out: &mut Vec<&'p syn::Path>) {
+    match pat {
+        syn::Pat::TupleStruct(t) => out.push(&t.path),
+        syn::Pat::Struct(s) => out.push(&s.path),
+        syn::Pat::Path(p) => out.push(&p.path),
+        syn::Pat::Or(o) => o.cases.iter().for_each(|c| pattern_paths(c, out)),
+        syn::Pat::Reference(r) => pattern_paths(&r.pat, out),
+        syn::Pat::Paren(p) => pattern_paths(&p.pat, out),
+        _ => {}
+    }
+}
+
 /// Whether an attribute list has an attribute whose path ends with `name` (`#[tool]`, `#[rmcp::tool]`).
 /// Whether a path names a JSON-RPC type (`JsonRpcRequest::new`): a segment says `Rpc` or `RPC`.
 pub fn rpc_type_path(path: &syn::Path) -> bool {
