@@ -11,7 +11,13 @@ use std::process::Command as Std;
 use assert_cmd::Command;
 use predicates::prelude::*;
 
-const CRATES: &[&str] = &["workspace-tools", "project-notes", "file-index", "text-stats"];
+const CRATES: &[&str] = &["workspace-tools", "project-notes", "file-index", "text-stats", "sandbox-files"];
+
+/// What the summary says of the crate's migration: a new tool parameter, or (`sandbox-files`, whose
+/// roots extend an allow-list) the configured list kept.
+fn applied_words(name: &str) -> &'static str {
+    if name == "sandbox-files" { "stays server configuration" } else { "changes the tool's public input schema" }
+}
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/crates")
@@ -90,8 +96,9 @@ fn fixed_sources_match_the_snapshots_and_a_second_fix_is_a_no_op() {
         mcp_lint(dir.path())
             .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "."])
             .assert()
-            .code(0)
-            .stderr(predicate::str::contains("changes the tool's public input schema"));
+            // `sandbox-files` keeps an `on_initialized` that does other work: `removed-method` stays.
+            .code(if *name == "sandbox-files" { 1 } else { 0 })
+            .stderr(predicate::str::contains(applied_words(name)));
         let after = sources(dir.path());
         let changed: BTreeMap<String, String> =
             after.iter().filter(|(k, v)| before.get(*k) != Some(*v)).map(|(k, v)| (k.clone(), v.clone())).collect();

@@ -225,6 +225,7 @@ impl Extract<'_, '_> {
             values: super::request_state::value_facts(self.cx, sig, body, self.state),
             request_method_params: 0,
             roots: super::roots::fn_facts(self.cx, sig, body, &self.roots.0, self.roots.1),
+            param_dirs: super::roots::param_dirs(sig, body),
         };
         let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new(), locals };
         body_walk.visit_block(body);

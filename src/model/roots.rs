@@ -150,7 +150,7 @@ fn fields_of(cx: &Cx, file: &syn::File) -> Vec<(String, Elem)> {
     if !roots_search().is_match(&cx.file.text) {
         return Vec::new();
     }
-    let mut stores = Stores { cx, out: Vec::new() };
+    let mut stores = Stores { cx, out: Vec::new(), guards: Vec::new() };
     for_each_fn(&file.items, &mut |sig, body| {
         // A field is recorded only when given a roots list (`Kind::List`); with no fields known yet,
         // that needs a sign of roots in the function's own text.
@@ -196,7 +196,12 @@ fn for_each_fn(items: &[syn::Item], f: &mut dyn FnMut(&syn::Signature, &syn::Blo
 struct Stores<'c, 'a> {
     cx: &'c Cx<'a>,
     out: Vec<(Vec<String>, Kind)>,
+    /// Locals bound to a `self` place (`let mut allowed = self.allowed.write().await`).
+    guards: Vec<(String, Vec<String>)>,
 }
+
+/// Methods that add their argument to a list (`allowed.push(dir)`, `dirs.extend(roots)`).
+const ADD_METHODS: &[&str] = &["push", "extend", "append", "extend_from_slice"];
 
 /// Methods that put their argument into a `self` place (`OnceCell::set`, `Option::replace`, a
 /// `watch::Sender::send`).
@@ -211,7 +216,43 @@ impl Stores<'_, '_> {
         }
     }
 
+    /// `let g = self.place.write().await`: `g` stands for the place.
+    fn bind(&mut self, pat: &Pat, value: &Expr) {
+        let mut v = strip(value);
+        while let Expr::Await(a) = v {
+            v = strip(&a.base);
+        }
+        if let Pat::Ident(p) = strip_pat(pat)
+            && let Some(path) = flow::self_path(v)
+        {
+            self.guards.push((p.ident.to_string(), path));
+        }
+    }
+
     fn see(&mut self, flow: &mut Flow, e: &Expr) {
+        if let Expr::MethodCall(m) = e
+            && ADD_METHODS.iter().any(|n| m.method == n)
+            && m.args.len() == 1
+        {
+            let path = match strip(&m.receiver) {
+                Expr::Path(p) => p
+                    .path
+                    .get_ident()
+                    .and_then(|i| self.guards.iter().rev().find(|(g, _)| i == g))
+                    .map(|(_, path)| path.clone()),
+                other => flow::self_path(other),
+            };
+            if let Some(path) = path {
+                let k = match flow.kind_of(&m.args[0]) {
+                    Some(k) if k.is_list() => Some(k),
+                    Some(Kind::Root) => Some(Kind::List(Elem::Root)),
+                    Some(Kind::RootPath) => Some(Kind::List(Elem::Path)),
+                    Some(Kind::RootStr) => Some(Kind::List(Elem::Str)),
+                    _ => None,
+                };
+                self.record(path, k);
+            }
+        }
         match e {
             Expr::Assign(a) => {
                 if let Some(path) = flow::self_path(&a.left) {
@@ -246,6 +287,10 @@ impl Sink for Stores<'_, '_> {
         self.cx.macro_body(m)
     }
 
+    fn pat(&mut self, _flow: &mut Flow, pat: &Pat, value: &Expr) {
+        self.bind(pat, value);
+    }
+
     fn expr(&mut self, flow: &mut Flow, e: &Expr) {
         self.see(flow, e);
     }
@@ -268,6 +313,9 @@ pub enum Purpose {
     Containment,
     /// Given whole to another function or component.
     PassedOn,
+    /// One root (or a path made from one) given to another function as argument `arg`: what that
+    /// function does with its parameter decides (`FnFact::param_dirs`).
+    Handed { arg: u8 },
 }
 
 /// A value a function cannot place itself, kept for the crate model.
@@ -294,6 +342,9 @@ pub struct RootsUse {
     /// function tests a path separator somewhere (a boundary check may complete the prefix).
     pub string_prefix: bool,
     pub separator_tested: bool,
+    /// For `PassedOn`: the function or method it is given to, by its name (`configure`,
+    /// `Plugins::load`).
+    pub callee: Option<String>,
 }
 
 /// The roots facts of one function.
@@ -336,7 +387,7 @@ pub fn fn_facts(
         cx,
         body,
         out: RootsFacts::default(),
-        stores: Stores { cx, out: Vec::new() },
+        stores: Stores { cx, out: Vec::new(), guards: Vec::new() },
         len_checked: None,
         emptiness_tests: HashSet::new(),
         separator_tested: None,
@@ -416,7 +467,8 @@ impl Uses<'_, '_, '_> {
         let list_range = self.cx.node_range(base_of(list));
         let shown = flow::compact(self.cx.text(range.clone()));
         let (string_prefix, separator_tested) = (false, false);
-        self.out.uses.push(RootsUse { purpose, of, range, list_range, shown, string_prefix, separator_tested });
+        let callee = None;
+        self.out.uses.push(RootsUse { purpose, of, range, list_range, shown, string_prefix, separator_tested, callee });
     }
 
     fn checked(&mut self, list: &Expr) -> bool {
@@ -503,18 +555,26 @@ impl Uses<'_, '_, '_> {
             if STD_METHODS.contains(&name.as_str()) || stores_into_self {
                 return;
             }
-            self.passed_on(flow, &m.args.iter().collect::<Vec<_>>(), method_call_range(self.cx, m));
+            let range = method_call_range(self.cx, m);
+            self.passed_on(flow, &m.args.iter().collect::<Vec<_>>(), range, name);
         }
     }
 
     /// A roots list given whole as an argument.
-    fn passed_on(&mut self, flow: &mut Flow, args: &[&Expr], range: Range<usize>) {
-        for arg in args {
+    fn passed_on(&mut self, flow: &mut Flow, args: &[&Expr], range: Range<usize>, callee: String) {
+        for (i, arg) in args.iter().enumerate() {
             if matches!(strip(arg), Expr::Closure(_)) {
+                continue;
+            }
+            if let Some(k) = Self::rooted_item(flow.kind_of(arg))
+                && let Ok(arg) = u8::try_from(i)
+            {
+                self.record(Purpose::Handed { arg }, k, range.clone(), args[i]);
                 continue;
             }
             if let Some(k) = flow.kind_of(arg).filter(|k| k.is_list()) {
                 self.record(Purpose::PassedOn, k, range.clone(), arg);
+                self.out.uses.last_mut().expect("just recorded").callee = Some(callee.clone());
             }
         }
     }
@@ -557,7 +617,8 @@ impl Sink for Uses<'_, '_, '_> {
                 }
                 let wraps = ["Some", "Ok", "Err", "Box", "Arc", "Rc", "PathBuf", "Path", "String"];
                 if !p.path.segments.iter().any(|s| wraps.iter().any(|w| s.ident == w)) {
-                    self.passed_on(flow, &c.args.iter().collect::<Vec<_>>(), range);
+                    let callee = p.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
+                    self.passed_on(flow, &c.args.iter().collect::<Vec<_>>(), range, callee);
                 }
             }
             _ => {}
@@ -565,6 +626,7 @@ impl Sink for Uses<'_, '_, '_> {
     }
 
     fn pat(&mut self, flow: &mut Flow, pat: &Pat, value: &Expr) {
+        self.stores.bind(pat, value);
         // `let [first, ..] = roots.as_slice()`, `if let [root, ..] = &listed.roots[..]`.
         let Pat::Slice(s) = strip_pat(pat) else { return };
         let first_binds = s.elems.first().is_some_and(|p| matches!(strip_pat(p), Pat::Ident(_)));
@@ -825,9 +887,15 @@ impl RootsFlow {
     /// What a function does with the roots it uses: working directory, allow-list, passed on, or
     /// unknown (see `RootsPurpose`).
     pub fn purpose(&self, model: &CrateModel, id: FnId) -> RootsPurpose {
+        self.purpose_in(model, &[id])
+    }
+
+    /// `purpose` of several functions taken together (a tool and the helpers it calls, the tools
+    /// reading one cache).
+    pub fn purpose_in(&self, model: &CrateModel, ids: &[FnId]) -> RootsPurpose {
         let mut seen: HashMap<Purpose, usize> = HashMap::new();
-        for u in self.uses(model).filter(|u| u.fn_ == id) {
-            *seen.entry(u.use_.purpose).or_default() += 1;
+        for u in self.uses(model).filter(|u| ids.contains(&u.fn_)) {
+            *seen.entry(handed_purpose(model, &u).unwrap_or(u.use_.purpose)).or_default() += 1;
         }
         let has = |p| seen.contains_key(&p);
         match (has(Purpose::WorkingDir), has(Purpose::Containment), has(Purpose::PassedOn)) {
@@ -837,6 +905,139 @@ impl RootsFlow {
             _ => RootsPurpose::Unknown,
         }
     }
+}
+
+impl RootsFlow {
+    /// Whether any of the functions compares a path against the roots (`starts_with`,
+    /// `strip_prefix`, `.contains(..)`): the roots confine what a tool may touch, whatever else the
+    /// code does with them.
+    pub fn compares(&self, model: &CrateModel, ids: &[FnId]) -> bool {
+        self.uses(model).any(|u| {
+            ids.contains(&u.fn_) && handed_purpose(model, &u).unwrap_or(u.use_.purpose) == Purpose::Containment
+        })
+    }
+
+    /// What the functions pass the whole roots list on to, by callee name (sorted, once each).
+    pub fn passed_to(&self, model: &CrateModel, ids: &[FnId]) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .uses(model)
+            .filter(|u| ids.contains(&u.fn_) && u.use_.purpose == Purpose::PassedOn)
+            .filter_map(|u| u.use_.callee.clone())
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+/// What a root handed to a function of the crate becomes there: a working directory or a
+/// containment check by the callee's own use of that parameter (`None` for any other use).
+fn handed_purpose(model: &CrateModel, u: &ResolvedUse) -> Option<Purpose> {
+    let Purpose::Handed { arg } = u.use_.purpose else { return None };
+    let f = model.func(u.fn_);
+    let index = f.calls.iter().position(|c| c.range.end == u.use_.range.end)?;
+    let bit = 1u32.checked_shl(u32::from(arg))?;
+    let mut out = None;
+    for (_, to) in model.callees_of(u.fn_).iter().filter(|(i, _)| *i == index) {
+        let (dirs, compared) = model.func(*to).param_dirs;
+        if compared & bit != 0 {
+            return Some(Purpose::Containment);
+        }
+        if dirs & bit != 0 {
+            out = Some(Purpose::WorkingDir);
+        }
+    }
+    Some(out.unwrap_or(u.use_.purpose))
+}
+
+/// Which path parameters of a function (bits as in `Origins::params`) its body uses as a working
+/// directory (`dir.join(..)`, `fs::read_dir(dir)`, `WalkDir::new(dir)`, `.current_dir(dir)`, also
+/// through `let d = Path::new(dir)`), and which it compares another path against (`p.starts_with(dir)`,
+/// `p.strip_prefix(dir)`, `dir.starts_with(p)`). Only parameters whose type names a path or a string.
+pub fn param_dirs(sig: &syn::Signature, body: &syn::Block) -> (u32, u32) {
+    let mut names: Vec<(String, u32)> = Vec::new();
+    let mut i = 0u32;
+    for input in &sig.inputs {
+        let syn::FnArg::Typed(t) = input else { continue };
+        let ty = quote::ToTokens::to_token_stream(&t.ty).to_string();
+        if let Pat::Ident(p) = strip_pat(&t.pat)
+            && (ty.contains("Path") || ty.contains("str") || ty.contains("String"))
+            && let Some(bit) = 1u32.checked_shl(i)
+        {
+            names.push((p.ident.to_string(), bit));
+        }
+        i += 1;
+    }
+    if names.is_empty() {
+        return (0, 0);
+    }
+    struct V {
+        names: Vec<(String, u32)>,
+        dirs: u32,
+        compared: u32,
+    }
+    impl V {
+        /// The parameter bit of an expression that is a parameter (or an alias), through `&`,
+        /// `Path::new(..)`, `PathBuf::from(..)`, `.as_ref()`, `.to_path_buf()`, `.as_path()`.
+        fn bit(&self, e: &Expr) -> u32 {
+            match strip(e) {
+                Expr::Path(p) => p
+                    .path
+                    .get_ident()
+                    .and_then(|i| self.names.iter().rev().find(|(n, _)| i == n))
+                    .map_or(0, |(_, b)| *b),
+                Expr::Reference(r) => self.bit(&r.expr),
+                Expr::Call(c) if c.args.len() == 1 => {
+                    let f = quote::ToTokens::to_token_stream(&c.func).to_string().replace(' ', "");
+                    if f.ends_with("Path::new") || f.ends_with("PathBuf::from") { self.bit(&c.args[0]) } else { 0 }
+                }
+                Expr::MethodCall(m)
+                    if m.args.is_empty()
+                        && ["as_ref", "to_path_buf", "as_path", "clone", "to_owned"].iter().any(|n| m.method == n) =>
+                {
+                    self.bit(&m.receiver)
+                }
+                _ => 0,
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for V {
+        fn visit_local(&mut self, l: &'ast syn::Local) {
+            if let (Pat::Ident(p), Some(init)) = (strip_pat(&l.pat), &l.init) {
+                let b = self.bit(&init.expr);
+                if b != 0 {
+                    self.names.push((p.ident.to_string(), b));
+                }
+            }
+            visit::visit_local(self, l);
+        }
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            let name = m.method.to_string();
+            if DIR_METHODS.contains(&name.as_str()) {
+                self.dirs |= self.bit(&m.receiver);
+            } else if name == "current_dir" && m.args.len() == 1 {
+                self.dirs |= self.bit(&m.args[0]);
+            } else if (name == "starts_with" || name == "strip_prefix")
+                && m.args.len() == 1
+                && !matches!(strip(&m.args[0]), Expr::Lit(_))
+            {
+                self.compared |= self.bit(&m.args[0]) | self.bit(&m.receiver);
+            }
+            visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            if let Expr::Path(p) = strip(&c.func)
+                && DIR_CALLS.iter().any(|tail| crate::rust::syntax::path_ends_with(&p.path, tail))
+                && let Some(a) = c.args.first()
+            {
+                self.dirs |= self.bit(a);
+            }
+            visit::visit_expr_call(self, c);
+        }
+    }
+    let mut v = V { names, dirs: 0, compared: 0 };
+    v.visit_block(body);
+    (v.dirs, v.compared)
 }
 
 /// A place `owner.path` as seen from the deepest struct of the crate it lies in: `self.inner.roots`

@@ -43,6 +43,20 @@ pub fn stored_field(site: &FnSite) -> Option<String> {
     find.0
 }
 
+/// The functions other than `refresh` that read `self.<field>`: the tools whose roots use decides
+/// the migration.
+pub fn readers(index: &Index, refresh: &FnSite, field: &str) -> Vec<usize> {
+    let refresh_name = refresh.name();
+    index
+        .fns
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| !std::ptr::eq(*f, refresh) && !f.mentions(&refresh_name))
+        .filter(|(_, f)| f.mentions(field) && uses_self_field(f.block, field))
+        .map(|(i, _)| i)
+        .collect()
+}
+
 pub struct CachePlan {
     pub tools: Vec<ToolPlan>,
     pub cleanup: FileEdits,
@@ -162,7 +176,7 @@ fn cache_elem(ty: &syn::Type) -> Option<Elem> {
     }
 }
 
-fn uses_self_field(block: &syn::Block, field: &str) -> bool {
+pub(super) fn uses_self_field(block: &syn::Block, field: &str) -> bool {
     struct Find<'f>(&'f str, bool);
     impl<'ast> Visit<'ast> for Find<'_> {
         fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
@@ -178,7 +192,7 @@ fn uses_self_field(block: &syn::Block, field: &str) -> bool {
 }
 
 /// A range and the comma after it (or, for a last item without one, the comma before it).
-fn with_comma(src: &Src, range: Range<usize>) -> Range<usize> {
+pub(super) fn with_comma(src: &Src, range: Range<usize>) -> Range<usize> {
     let after = skip_ws(src.text, range.end);
     if src.text.as_bytes().get(after) == Some(&b',') {
         return deletion(src.text, range.start..after + 1);
@@ -254,7 +268,7 @@ fn handler_cleanup(src: &Src, site: &FnSite, refresh: &str) -> Vec<Edit> {
 }
 
 /// `self.clone()`, `context.peer.clone()`, `Arc::clone(&self.x)`: copies with no other effect.
-fn is_plain_clone(e: &Expr) -> bool {
+pub(super) fn is_plain_clone(e: &Expr) -> bool {
     let text = e.to_token_stream().to_string();
     match e {
         Expr::MethodCall(m) => m.method == "clone" && m.args.is_empty() && !text.contains("await"),

@@ -18,14 +18,17 @@
 //!
 //! A tool, helper or cache the codemod cannot rewrite safely is left as it is, with the reason.
 
+pub mod allow;
 pub mod cache;
 pub mod companion;
 pub mod handler;
 pub mod index;
 pub mod lookup;
+pub mod purpose;
 pub mod run;
 pub mod text;
 pub mod tool;
+pub mod why;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
@@ -37,6 +40,8 @@ use self::index::{FnSite, Index, ParsedFile};
 use self::lookup::{HelperInline, Refusal, Rewriter};
 use self::text::{Src, collide, deletion, mentions_ident};
 use self::tool::{Derives, FileEdits, NewParam, ToolPlan, plan_tool};
+use self::purpose::{Migration, Purposes};
+use crate::config::RootsTo;
 use crate::diagnostic::Edit;
 use crate::rust::parse::parse_rust;
 use crate::source::FileKind;
@@ -103,12 +108,18 @@ fn derives_of(manifest: Option<&Path>) -> Derives {
 /// Plans the codemod for one crate's files. Nothing is written; call on one thread (spans of the
 /// parsed files live until the end, then are released).
 pub fn plan_crate(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
-    let out = plan(files, manifest);
+    plan_crate_with(files, manifest, None)
+}
+
+/// `plan_crate` with the migration `roots_to` forces (`fix --roots-to`, `roots-to` in the
+/// configuration); `None` lets the crate model's classification of each use decide.
+pub fn plan_crate_with(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>) -> CrateOutcome {
+    let out = plan(files, manifest, roots_to);
     proc_macro2::extra::invalidate_current_thread_spans();
     out
 }
 
-fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
+fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>) -> CrateOutcome {
     let mut out = CrateOutcome::default();
     let texts: Vec<String> = files.iter().map(|f| f.text.clone()).collect();
     let parsed: Vec<Option<ParsedFile>> = files
@@ -122,6 +133,7 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
     let index = Index::build(&parsed, &texts);
     let derives = derives_of(manifest);
     let tool_defs = handler::tool_defs(&parsed);
+    let purposes = Purposes::build(files, &parsed, &index, &bases, manifest.and_then(Path::parent));
 
     // The functions that request the roots, with the ranges of their requests.
     let mut calls: Vec<(usize, Vec<Range<usize>>)> = Vec::new();
@@ -161,10 +173,37 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
     for (fi, _) in &calls {
         let site = &index.fns[*fi];
         let src = Src { text: &texts[site.file], base: bases[site.file] };
+        if purposes.is_test(*fi, site) {
+            refuse_fn(
+                &mut out,
+                *fi,
+                format!(
+                    "it is in the test `{}`: the codemod migrates server code, not tests; update the test once the \
+                     server no longer asks for roots",
+                    site.name()
+                ),
+            );
+            continue;
+        }
         if let Some(field) = cache::stored_field(site) {
-            match cache::plan_cache(&index, &texts, &bases, site, &field, &derives) {
-                Ok(plan) => units.push(Unit::Cache { refresh: *fi, plan }),
-                Err(r) => refuse_fn(&mut out, *fi, r.reason),
+            let readers = cache::readers(&index, site, &field);
+            let mut fns = readers.clone();
+            fns.push(*fi);
+            let what = allow::readers_phrase(&index, &readers, &field);
+            let seed = allow::seed(&index, &texts, &bases, site, &field);
+            match purposes.migration(&fns, &what, roots_to, seed.clone().map(|_| ())) {
+                Migration::Param => match cache::plan_cache(&index, &texts, &bases, site, &field, &derives) {
+                    Ok(plan) => units.push(Unit::Cache { refresh: *fi, plan }),
+                    Err(r) => refuse_fn(&mut out, *fi, r.reason),
+                },
+                Migration::Config => {
+                    let seed = seed.unwrap_or_default();
+                    match allow::plan_allow(&index, &texts, &bases, site, &field, &seed) {
+                        Ok(plan) => units.push(Unit::Allow { refresh: *fi, plan }),
+                        Err(r) => refuse_fn(&mut out, *fi, r.reason),
+                    }
+                }
+                Migration::Leave(why) => refuse_fn(&mut out, *fi, why),
             }
         } else if site.is_tool {
             tool_jobs.entry(*fi).or_default();
@@ -183,6 +222,19 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
             let name = site.name();
             let callers: Vec<usize> =
                 index.fns.iter().enumerate().filter(|(j, f)| *j != *fi && f.mentions(&name)).map(|(j, _)| j).collect();
+            let init_only = |j: &usize| index.fns[*j].impl_trait.is_some() && index.fns[*j].name() == "on_initialized";
+            if !callers.is_empty() && callers.iter().all(init_only) {
+                let into = allow::stored_in(site.block).map(|s| format!(" and stores them in {s}")).unwrap_or_default();
+                refuse_fn(
+                    &mut out,
+                    *fi,
+                    format!(
+                        "`{name}` is called only from `on_initialized`{into}, which the codemod does not follow to the \
+                         tools that read it: no tool asks for the roots itself, so none is given a directory parameter"
+                    ),
+                );
+                continue;
+            }
             let inline = match lookup::helper_inline(&src, site.sig, site.block) {
                 Ok(h) => h,
                 // A method doing one hand-written tool's work, called by the handler with the context.
@@ -234,13 +286,21 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
     let mut rewritten: HashSet<usize> = HashSet::new();
     for (ti, helper_map) in &tool_jobs {
         let site = &index.fns[*ti];
-        match rewrite_tool(&index, &texts, &bases, site, helper_map, &derives) {
+        let mut fns = vec![*ti];
+        fns.extend(helpers.iter().filter(|(_, callers)| callers.contains(ti)).map(|(h, _)| *h));
+        let what = format!("the tool `{}`", site.name());
+        let planned = match purposes.migration(&fns, &what, roots_to, Err(allow::NO_CONFIG.into())) {
+            Migration::Param => rewrite_tool(&index, &texts, &bases, site, helper_map, &derives),
+            Migration::Config => unreachable!("no configured list in a tool that asks for the roots itself"),
+            Migration::Leave(why) => Err(Refusal { range: 0..0, reason: why }),
+        };
+        match planned {
             Ok(plan) => {
                 rewritten.insert(*ti);
                 units.push(Unit::Tool { tool: *ti, plan });
             }
             Err(r) => {
-                let reason = format!("the tool `{}`: {}", site.name(), r.reason);
+                let reason = if r.reason.starts_with(&what) { r.reason } else { format!("{what}: {}", r.reason) };
                 if calls.iter().any(|(i, _)| i == ti) {
                     refuse_fn(&mut out, *ti, reason.clone());
                 }
@@ -255,7 +315,16 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
     // Hand-written `call_tool` handlers, each whole or not at all.
     let crate_view = handler::Crate { index: &index, texts: &texts, bases: &bases, tools: &tool_defs };
     for (hi, job) in &handler_jobs {
-        match handler::plan_handler(&crate_view, &index.fns[*hi], job) {
+        let mut fns = vec![*hi];
+        fns.extend(job.methods.iter().copied());
+        fns.extend(helpers.iter().filter(|(_, callers)| callers.contains(hi)).map(|(h, _)| *h));
+        let what = "the hand-written `call_tool` handler";
+        let planned = match purposes.migration(&fns, what, roots_to, Err(allow::NO_CONFIG.into())) {
+            Migration::Param => handler::plan_handler(&crate_view, &index.fns[*hi], job),
+            Migration::Config => unreachable!("no configured list in a handler that asks for the roots itself"),
+            Migration::Leave(why) => Err(Refusal { range: 0..0, reason: why }),
+        };
+        match planned {
             Ok(plan) => {
                 rewritten.insert(*hi);
                 units.push(Unit::Handler { handler: *hi, plan });
@@ -348,6 +417,11 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
             }
             Unit::Helper { helper, .. } => {
                 removed_names.insert(index.fns[helper].name());
+            }
+            Unit::Allow { refresh, plan } => {
+                removed_names.insert(index.fns[refresh].name());
+                removed_names.extend(plan.removed.iter().cloned());
+                out.applied.push(plan.title.clone());
             }
             Unit::Handler { handler, plan } => {
                 import_helpers(handler, plan.file);
@@ -476,6 +550,7 @@ enum Unit {
     Cache { refresh: usize, plan: cache::CachePlan },
     Helper { helper: usize, edit: (usize, Edit) },
     Handler { handler: usize, plan: handler::HandlerPlan },
+    Allow { refresh: usize, plan: allow::AllowPlan },
 }
 
 impl Unit {
@@ -487,6 +562,7 @@ impl Unit {
             }
             Unit::Helper { edit, .. } => vec![edit.clone()],
             Unit::Handler { plan, .. } => plan.edits.clone(),
+            Unit::Allow { plan, .. } => plan.edits.clone(),
         }
     }
 
@@ -496,6 +572,7 @@ impl Unit {
             Unit::Cache { refresh, .. } => (*refresh, "the roots cache"),
             Unit::Helper { helper, .. } => (*helper, "the helper"),
             Unit::Handler { handler, .. } => (*handler, "the `call_tool` handler"),
+            Unit::Allow { refresh, .. } => (*refresh, "the allow-list migration"),
         }
     }
 }
