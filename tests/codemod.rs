@@ -278,7 +278,16 @@ fn fix_one_file(code: &str) -> (i32, String, String) {
     let out = mcp_lint(dir.path())
         // The roots here are only printed: the model does not know them as working directories,
         // so the rewrite mechanics are tested with the migration forced.
-        .args(["fix", "--unsafe-fixes", "--roots-to", "param", "--allow-no-vcs", "--select", "server-roots-request", "."])
+        .args([
+            "fix",
+            "--unsafe-fixes",
+            "--roots-to",
+            "param",
+            "--allow-no-vcs",
+            "--select",
+            "server-roots-request",
+            ".",
+        ])
         .output()
         .unwrap();
     let fixed = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
@@ -286,7 +295,17 @@ fn fix_one_file(code: &str) -> (i32, String, String) {
         syn::parse_file(&fixed).unwrap_or_else(|e| panic!("the fixed file does not parse ({e}):\n{fixed}"));
         // A second run changes nothing.
         mcp_lint(dir.path())
-            .args(["fix", "--unsafe-fixes", "--roots-to", "param", "--allow-no-vcs", "--diff", "--select", "server-roots-request", "."])
+            .args([
+                "fix",
+                "--unsafe-fixes",
+                "--roots-to",
+                "param",
+                "--allow-no-vcs",
+                "--diff",
+                "--select",
+                "server-roots-request",
+                ".",
+            ])
             .assert()
             .stdout(predicate::str::is_empty());
     }
@@ -651,7 +670,11 @@ fn allow_lists_stay_server_configuration_and_never_become_a_parameter() {
     assert!(!fixed.contains("Peer"), "the unused import goes:\n{fixed}");
 
     for forced in [&["--roots-to", "param"][..], &[]] {
-        let manifest = if forced.is_empty() { MANIFEST.replace("[workspace]", "[workspace]\n\n[package.metadata.mcp-lint]\nroots-to = \"param\"") } else { MANIFEST.to_owned() };
+        let manifest = if forced.is_empty() {
+            MANIFEST.replace("[workspace]", "[workspace]\n\n[package.metadata.mcp-lint]\nroots-to = \"param\"")
+        } else {
+            MANIFEST.to_owned()
+        };
         let (summary, fixed) = fix_crate(&manifest, &code, forced);
         assert_eq!(fixed, code, "a forced `param` changed an allow-list:\n{summary}");
         assert!(summary.contains("`--roots-to param` would let every client choose any directory"), "{summary}");
@@ -667,7 +690,8 @@ fn allow_lists_stay_server_configuration_and_never_become_a_parameter() {
 /// function called only from `on_initialized` storing a global, a macro body, another SDK.
 #[test]
 fn refusals_say_why_in_the_code_s_terms() {
-    let header = "use rmcp::service::{NotificationContext, Peer, RoleServer};\nuse rmcp::ServerHandler;\npub struct Srv;\n";
+    let header =
+        "use rmcp::service::{NotificationContext, Peer, RoleServer};\nuse rmcp::ServerHandler;\npub struct Srv;\n";
     let cases = [
         (
             "#[tokio::test]\n#[allow(deprecated)]\nasync fn lists_roots() { let peer: Peer<RoleServer> = todo!(); let _ = peer.list_roots().await; }\n",
@@ -691,7 +715,10 @@ fn refusals_say_why_in_the_code_s_terms() {
         let (summary, fixed) = fix_crate(MANIFEST, &code, &[]);
         assert_eq!(fixed, code, "{summary}");
         assert!(summary.contains(reason), "{reason}\n{summary}");
-        assert!(!summary.contains("needs a person)") || !summary.contains("server-roots-request (no automatic"), "{summary}");
+        assert!(
+            !summary.contains("needs a person)") || !summary.contains("server-roots-request (no automatic"),
+            "{summary}"
+        );
         assert!(!summary.contains("the helper `lists_roots`"), "{summary}");
     }
     let other_sdk = "[package]\nname = \"srv\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\nrust-mcp-sdk = \"0.8\"\n\n[workspace]\n";

@@ -72,7 +72,8 @@ fn fixed_and_built(name: &str) -> (tempfile::TempDir, PathBuf) {
         .unwrap();
     let stderr = String::from_utf8_lossy(&fix.stderr);
     assert!(matches!(fix.status.code(), Some(0 | 1)), "fix failed: {stderr}");
-    let applied = if name == "sandbox-files" { "stays server configuration" } else { "changes the tool's public input schema" };
+    let applied =
+        if name == "sandbox-files" { "stays server configuration" } else { "changes the tool's public input schema" };
     assert!(stderr.contains(applied), "{stderr}");
     let target = shared_target();
     let build = Command::new(env!("CARGO"))

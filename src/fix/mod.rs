@@ -228,8 +228,9 @@ pub fn fix_paths(paths: &[PathBuf], opts: &crate::engine::Options, mode: Mode) -
     let prefilter = crate::prefilter::Prefilter::new(&opts.rules, opts.prefilter);
     let contexts = crate::context::CrateContexts::default();
     // The roots codemod works per crate, before the per-file loop (`--unsafe-fixes` only).
-    let codemods = crate::engine::thread_pool(opts)
-        .install(|| codemod::run::prepare(&found.files, &opts.rules, mode, &contexts, opts.max_file_size, &opts.settings));
+    let codemods = crate::engine::thread_pool(opts).install(|| {
+        codemod::run::prepare(&found.files, &opts.rules, mode, &contexts, opts.max_file_size, &opts.settings)
+    });
     let results: Vec<Result<Option<FileFix>, crate::diagnostic::Note>> =
         crate::engine::thread_pool(opts).install(|| {
             found

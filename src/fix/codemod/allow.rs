@@ -71,7 +71,11 @@ pub fn seed(index: &Index, texts: &[String], bases: &[usize], refresh: &FnSite, 
             match e {
                 Some(e) if !empty_list(e) => {
                     let shown: String = src.node_text(e).split_whitespace().collect::<Vec<_>>().join(" ");
-                    let shown = if shown.len() > 60 { format!("{}…", &shown[..shown.floor_char_boundary(57)]) } else { shown };
+                    let shown = if shown.len() > 60 {
+                        format!("{}…", &shown[..shown.floor_char_boundary(57)])
+                    } else {
+                        shown
+                    };
                     seeds.push(format!("`{}` seeds it with `{shown}`", site.name()));
                 }
                 // `Self { allowed, .. }`: a local the constructor computed.
@@ -86,7 +90,11 @@ pub fn seed(index: &Index, texts: &[String], bases: &[usize], refresh: &FnSite, 
             "nothing but the client ever fills `self.{field}` ({} it empty): without the client's roots every \
              path would be rejected, so the codemod leaves it; seed the list from server configuration (a \
              documented command-line flag or an environment variable), then run `fix` again",
-            if empty == 0 { "no constructor sets it; it starts".to_owned() } else { "the constructor starts".to_owned() }
+            if empty == 0 {
+                "no constructor sets it; it starts".to_owned()
+            } else {
+                "the constructor starts".to_owned()
+            }
         )),
     }
 }
@@ -194,7 +202,9 @@ pub fn plan_allow(
         let touched = gone_handlers.iter().any(|g| g == h);
         let edited = !touched
             && index.fns.iter().any(|s| {
-                is_handler(s) && s.name() == h && edits.iter().any(|(f, e)| *f == s.file && within(&e.byte_range, &s.range))
+                is_handler(s)
+                    && s.name() == h
+                    && edits.iter().any(|(f, e)| *f == s.file && within(&e.byte_range, &s.range))
             });
         if touched {
             what.push(format!("`{h}`"));
@@ -358,7 +368,11 @@ pub fn stored_in(block: &syn::Block) -> Option<String> {
                         }
                         base = &f.base;
                     }
-                    Expr::MethodCall(m) if ["write", "lock", "borrow_mut", "get_mut", "unwrap", "expect"].iter().any(|n| m.method == n) => {
+                    Expr::MethodCall(m)
+                        if ["write", "lock", "borrow_mut", "get_mut", "unwrap", "expect"]
+                            .iter()
+                            .any(|n| m.method == n) =>
+                    {
                         base = &m.receiver
                     }
                     Expr::Await(a) => base = &a.base,
@@ -389,7 +403,9 @@ pub fn stored_in(block: &syn::Block) -> Option<String> {
             visit::visit_expr_assign(self, a);
         }
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-            if ["set", "insert", "replace", "store", "send", "extend", "push", "get_or_init"].iter().any(|n| m.method == n)
+            if ["set", "insert", "replace", "store", "send", "extend", "push", "get_or_init"]
+                .iter()
+                .any(|n| m.method == n)
                 && ident_of(&m.receiver).as_deref() != Some("context")
             {
                 self.target(&m.receiver);

@@ -38,9 +38,9 @@ use syn::visit::Visit;
 
 use self::index::{FnSite, Index, ParsedFile};
 use self::lookup::{HelperInline, Refusal, Rewriter};
+use self::purpose::{Migration, Purposes};
 use self::text::{Src, collide, deletion, mentions_ident};
 use self::tool::{Derives, FileEdits, NewParam, ToolPlan, plan_tool};
-use self::purpose::{Migration, Purposes};
 use crate::config::RootsTo;
 use crate::diagnostic::Edit;
 use crate::rust::parse::parse_rust;

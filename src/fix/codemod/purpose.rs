@@ -64,9 +64,7 @@ impl Purposes {
                 let file = model_file[site.file]?;
                 let src = Src { text: &files[site.file].text, base: bases[site.file] };
                 let name = src.span(site.sig.ident.span());
-                model
-                    .fn_ids()
-                    .find(|id| model.file_of(*id) == file && model.func(*id).name_range == name)
+                model.fn_ids().find(|id| model.file_of(*id) == file && model.func(*id).name_range == name)
             })
             .collect();
         Purposes { model, ids }
@@ -116,7 +114,9 @@ impl Purposes {
                  client choose any directory, so the codemod refuses it; migrate it to server configuration"
             )),
             (_, true, _) => config("compares paths against the roots (an allow-list, so server configuration)"),
-            (Some(RootsTo::Config), false, _) => config("is asked to keep its directories in server configuration (`--roots-to config`)"),
+            (Some(RootsTo::Config), false, _) => {
+                config("is asked to keep its directories in server configuration (`--roots-to config`)")
+            }
             (_, false, RootsPurpose::WorkingDir) | (Some(RootsTo::Param), false, _) => Migration::Param,
             (None, false, _) => Migration::Leave(format!(
                 "the crate model cannot tell what {what} does with the roots (no path is joined onto one, walked \

@@ -22,7 +22,9 @@ pub fn unseen(files: &[CrateFile], file_key: &Path, range: &Range<usize>, contex
     };
     let shown = file.text.get(range.clone()).map(compact).unwrap_or_default();
     if FileKind::of(&file.path) != FileKind::Rust {
-        return format!("`{shown}` is a `roots/list` message in a data file; the roots codemod rewrites Rust code only");
+        return format!(
+            "`{shown}` is a `roots/list` message in a data file; the roots codemod rewrites Rust code only"
+        );
     }
     let crate_ctx = contexts.for_file(&file.path);
     let others: Vec<String> =
@@ -55,7 +57,9 @@ pub fn unseen(files: &[CrateFile], file_key: &Path, range: &Range<usize>, contex
              which the codemod does not rewrite"
         )
     } else if shown != "list_roots()" {
-        format!("`{shown}`{in_fn} takes arguments, so it is not rmcp's `Peer::list_roots()`, the call the codemod rewrites")
+        format!(
+            "`{shown}`{in_fn} takes arguments, so it is not rmcp's `Peer::list_roots()`, the call the codemod rewrites"
+        )
     } else {
         format!(
             "`{shown}`{in_fn} is called on `self` or outside any function the codemod follows (a tool, a helper of \
@@ -110,7 +114,8 @@ impl<'ast> Visit<'ast> for Where {
         self.stack.pop();
     }
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
-        let client = i.trait_.as_ref().is_some_and(|(_, p, _)| p.segments.last().is_some_and(|s| s.ident == "ClientHandler"));
+        let client =
+            i.trait_.as_ref().is_some_and(|(_, p, _)| p.segments.last().is_some_and(|s| s.ident == "ClientHandler"));
         self.stack.push((false, client));
         visit::visit_item_impl(self, i);
         self.stack.pop();
@@ -134,6 +139,7 @@ impl<'ast> Visit<'ast> for Where {
 
 fn cfg_test(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
-        a.path().is_ident("cfg") && quote::ToTokens::to_token_stream(&a.meta).to_string().replace(' ', "").contains("test")
+        a.path().is_ident("cfg")
+            && quote::ToTokens::to_token_stream(&a.meta).to_string().replace(' ', "").contains("test")
     })
 }
