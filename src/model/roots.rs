@@ -343,8 +343,9 @@ pub struct RootsUse {
     pub string_prefix: bool,
     pub separator_tested: bool,
     /// For `PassedOn`: the function or method it is given to, by its name (`configure`,
-    /// `Plugins::load`).
+    /// `Plugins::load`), and as which argument.
     pub callee: Option<String>,
+    pub arg: Option<u8>,
 }
 
 /// The roots facts of one function.
@@ -467,8 +468,18 @@ impl Uses<'_, '_, '_> {
         let list_range = self.cx.node_range(base_of(list));
         let shown = flow::compact(self.cx.text(range.clone()));
         let (string_prefix, separator_tested) = (false, false);
-        let callee = None;
-        self.out.uses.push(RootsUse { purpose, of, range, list_range, shown, string_prefix, separator_tested, callee });
+        let (callee, arg) = (None, None);
+        self.out.uses.push(RootsUse {
+            purpose,
+            of,
+            range,
+            list_range,
+            shown,
+            string_prefix,
+            separator_tested,
+            callee,
+            arg,
+        });
     }
 
     fn checked(&mut self, list: &Expr) -> bool {
@@ -574,7 +585,8 @@ impl Uses<'_, '_, '_> {
             }
             if let Some(k) = flow.kind_of(arg).filter(|k| k.is_list()) {
                 self.record(Purpose::PassedOn, k, range.clone(), arg);
-                self.out.uses.last_mut().expect("just recorded").callee = Some(callee.clone());
+                let u = self.out.uses.last_mut().expect("just recorded");
+                (u.callee, u.arg) = (Some(callee.clone()), u8::try_from(i).ok());
             }
         }
     }
@@ -921,7 +933,7 @@ impl RootsFlow {
     pub fn passed_to(&self, model: &CrateModel, ids: &[FnId]) -> Vec<String> {
         let mut out: Vec<String> = self
             .uses(model)
-            .filter(|u| ids.contains(&u.fn_) && u.use_.purpose == Purpose::PassedOn)
+            .filter(|u| ids.contains(&u.fn_) && handed_purpose(model, u).unwrap_or(u.use_.purpose) == Purpose::PassedOn)
             .filter_map(|u| u.use_.callee.clone())
             .collect();
         out.sort();
@@ -930,10 +942,15 @@ impl RootsFlow {
     }
 }
 
-/// What a root handed to a function of the crate becomes there: a working directory or a
-/// containment check by the callee's own use of that parameter (`None` for any other use).
+/// What a root (or the list) handed to a function of the crate becomes there: a working
+/// directory or a containment check by the callee's own use of that parameter (`None` for any
+/// other use).
 fn handed_purpose(model: &CrateModel, u: &ResolvedUse) -> Option<Purpose> {
-    let Purpose::Handed { arg } = u.use_.purpose else { return None };
+    let arg = match u.use_.purpose {
+        Purpose::Handed { arg } => arg,
+        Purpose::PassedOn => u.use_.arg?,
+        _ => return None,
+    };
     let f = model.func(u.fn_);
     let index = f.calls.iter().position(|c| c.range.end == u.use_.range.end)?;
     let bit = 1u32.checked_shl(u32::from(arg))?;
@@ -1001,6 +1018,28 @@ pub fn param_dirs(sig: &syn::Signature, body: &syn::Block) -> (u32, u32) {
             }
         }
     }
+    impl V {
+        /// `pat` binds the elements of `list` (`for d in dirs`, `dirs.iter().any(|d| …)`).
+        fn alias_items(&mut self, pat: &Pat, list: &Expr) {
+            let mut e = strip(list);
+            while let Expr::MethodCall(m) = e
+                && m.args.is_empty()
+                && ["iter", "into_iter", "read", "lock", "unwrap"].iter().any(|n| m.method == n)
+            {
+                e = strip(&m.receiver);
+            }
+            let b = self.bit(e);
+            let pat = match strip_pat(pat) {
+                Pat::Reference(r) => strip_pat(&r.pat),
+                p => p,
+            };
+            if b != 0
+                && let Pat::Ident(p) = pat
+            {
+                self.names.push((p.ident.to_string(), b));
+            }
+        }
+    }
     impl<'ast> Visit<'ast> for V {
         fn visit_local(&mut self, l: &'ast syn::Local) {
             if let (Pat::Ident(p), Some(init)) = (strip_pat(&l.pat), &l.init) {
@@ -1011,8 +1050,18 @@ pub fn param_dirs(sig: &syn::Signature, body: &syn::Block) -> (u32, u32) {
             }
             visit::visit_local(self, l);
         }
+        fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+            self.alias_items(&f.pat, &f.expr);
+            visit::visit_expr_for_loop(self, f);
+        }
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
             let name = m.method.to_string();
+            // `dirs.iter().any(|d| …)`: `d` is an element of the parameter.
+            if let Some(Expr::Closure(c)) = m.args.first().map(strip)
+                && let Some(p) = c.inputs.first()
+            {
+                self.alias_items(p, &m.receiver);
+            }
             if DIR_METHODS.contains(&name.as_str()) {
                 self.dirs |= self.bit(&m.receiver);
             } else if name == "current_dir" && m.args.len() == 1 {

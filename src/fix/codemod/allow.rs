@@ -76,7 +76,7 @@ pub fn seed(index: &Index, texts: &[String], bases: &[usize], refresh: &FnSite, 
                     } else {
                         shown
                     };
-                    seeds.push(format!("`{}` seeds it with `{shown}`", site.name()));
+                    seeds.push(format!("`{}` seeds it with `{shown}`{}", site.name(), seed_source(&src, site)));
                 }
                 // `Self { allowed, .. }`: a local the constructor computed.
                 None => seeds.push(format!("`{}` seeds it", site.name())),
@@ -97,6 +97,36 @@ pub fn seed(index: &Index, texts: &[String], bases: &[usize], refresh: &FnSite, 
             }
         )),
     }
+}
+
+/// Where the constructor's list comes from, as far as its text says: an environment variable, the
+/// command line, or its arguments.
+fn seed_source(src: &Src, site: &FnSite) -> String {
+    let text = src.slice(site.range.clone());
+    for call in ["env::var(\"", "env::var_os(\""] {
+        if let Some(at) = text.find(call) {
+            let rest = &text[at + call.len()..];
+            if let Some(end) = rest.find('"') {
+                return format!(", from the environment variable `{}`", &rest[..end]);
+            }
+        }
+    }
+    if text.contains("env::args") || text.contains("::parse()") {
+        return ", from the command line".into();
+    }
+    let params: Vec<String> = site
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|a| match a {
+            syn::FnArg::Typed(t) => match &*t.pat {
+                Pat::Ident(p) => Some(format!("`{}`", p.ident)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    if params.is_empty() { String::new() } else { format!(", from its argument {}", params.join(", ")) }
 }
 
 /// `Vec::new()`, `vec![]`, `Default::default()`, `Arc::new(RwLock::new(Vec::new()))`.
@@ -347,6 +377,24 @@ fn pat_names(p: &Pat, out: &mut Vec<String>) {
         Pat::Reference(r) => pat_names(&r.pat, out),
         _ => {}
     }
+}
+
+/// The reason for a function called only from `on_initialized` (no tool asks for the roots), with
+/// where it stores them; `None` when something else calls it too.
+pub fn init_only(index: &Index, f: usize) -> Option<String> {
+    let site = &index.fns[f];
+    let name = site.name();
+    let callers: Vec<&FnSite> =
+        index.fns.iter().enumerate().filter(|(j, g)| *j != f && g.mentions(&name)).map(|(_, g)| g).collect();
+    let is_init = |g: &&FnSite| g.impl_trait.is_some() && g.name() == "on_initialized";
+    if callers.is_empty() || !callers.iter().all(is_init) {
+        return None;
+    }
+    let into = stored_in(site.block).map(|s| format!(" and stores them in {s}")).unwrap_or_default();
+    Some(format!(
+        "`{name}` is called only from `on_initialized`{into}, which the codemod does not follow to the code that \
+         reads it: no tool asks for the roots itself, so none is given a directory parameter"
+    ))
 }
 
 /// Where a helper called only from `on_initialized` puts the roots, for its refusal: a global

@@ -187,6 +187,13 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
         }
         if let Some(field) = cache::stored_field(site) {
             let readers = cache::readers(&index, site, &field);
+            if readers.is_empty() {
+                let why = allow::init_only(&index, *fi).unwrap_or_else(|| {
+                    format!("the roots are stored in `self.{field}`, which no other function of the crate reads")
+                });
+                refuse_fn(&mut out, *fi, why);
+                continue;
+            }
             let mut fns = readers.clone();
             fns.push(*fi);
             let what = allow::readers_phrase(&index, &readers, &field);
@@ -222,17 +229,8 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
             let name = site.name();
             let callers: Vec<usize> =
                 index.fns.iter().enumerate().filter(|(j, f)| *j != *fi && f.mentions(&name)).map(|(j, _)| j).collect();
-            let init_only = |j: &usize| index.fns[*j].impl_trait.is_some() && index.fns[*j].name() == "on_initialized";
-            if !callers.is_empty() && callers.iter().all(init_only) {
-                let into = allow::stored_in(site.block).map(|s| format!(" and stores them in {s}")).unwrap_or_default();
-                refuse_fn(
-                    &mut out,
-                    *fi,
-                    format!(
-                        "`{name}` is called only from `on_initialized`{into}, which the codemod does not follow to the \
-                         tools that read it: no tool asks for the roots itself, so none is given a directory parameter"
-                    ),
-                );
+            if let Some(why) = allow::init_only(&index, *fi) {
+                refuse_fn(&mut out, *fi, why);
                 continue;
             }
             let inline = match lookup::helper_inline(&src, site.sig, site.block) {
