@@ -346,6 +346,9 @@ pub struct RootsUse {
     /// `Plugins::load`), and as which argument.
     pub callee: Option<String>,
     pub arg: Option<u8>,
+    /// The used value is a helper's result (`Kind::Source`) used as one directory (`dir.join(..)`,
+    /// `fs::read_dir(&dir)`): it is the client's roots only when the helper returns one root.
+    pub promoted: bool,
 }
 
 /// The roots facts of one function.
@@ -361,11 +364,14 @@ pub struct RootsFacts {
     pub stores: Vec<(Vec<String>, Kind)>,
     /// What it returns, when that is a roots list or a source.
     pub returns: Option<Kind>,
+    /// What it returns, when that is one root or a path or string made from one (`Ok(PathBuf::from(
+    /// first.uri…))`).
+    pub returns_item: Option<Kind>,
 }
 
 impl RootsFacts {
     fn is_empty(&self) -> bool {
-        self.uses.is_empty() && self.stores.is_empty() && self.returns.is_none()
+        self.uses.is_empty() && self.stores.is_empty() && self.returns.is_none() && self.returns_item.is_none()
     }
 }
 
@@ -479,6 +485,7 @@ impl Uses<'_, '_, '_> {
             separator_tested,
             callee,
             arg,
+            promoted: false,
         });
     }
 
@@ -490,6 +497,19 @@ impl Uses<'_, '_, '_> {
     /// A root or a path made from one (or from a source's element).
     fn rooted_item(k: Option<Kind>) -> Option<Kind> {
         k.filter(|k| matches!(k, Kind::Root | Kind::RootPath | Kind::RootStr | Kind::RootNamed | Kind::SourceItem(_)))
+    }
+
+    /// `rooted_item`, or a helper's result used as one directory (recorded `promoted`).
+    fn dir_item(k: Option<Kind>) -> Option<(Kind, bool)> {
+        match k {
+            Some(Kind::Source(i)) => Some((Kind::Source(i), true)),
+            k => Self::rooted_item(k).map(|k| (k, false)),
+        }
+    }
+
+    fn record_dir(&mut self, purpose: Purpose, (of, promoted): (Kind, bool), range: Range<usize>, list: &Expr) {
+        self.record(purpose, of, range, list);
+        self.out.uses.last_mut().expect("just recorded").promoted = promoted;
     }
 
     fn pick(&mut self, flow: &mut Flow, e: &Expr, m: &syn::ExprMethodCall) {
@@ -533,12 +553,12 @@ impl Uses<'_, '_, '_> {
         self.pick(flow, e, m);
         let name = m.method.to_string();
         if DIR_METHODS.contains(&name.as_str()) {
-            if let Some(k) = Self::rooted_item(flow.kind_of(&m.receiver)) {
-                self.record(Purpose::WorkingDir, k, method_call_range(self.cx, m), &m.receiver);
+            if let Some(k) = Self::dir_item(flow.kind_of(&m.receiver)) {
+                self.record_dir(Purpose::WorkingDir, k, method_call_range(self.cx, m), &m.receiver);
             }
         } else if name == "current_dir" && m.args.len() == 1 {
-            if let Some(k) = Self::rooted_item(flow.kind_of(&m.args[0])) {
-                self.record(Purpose::WorkingDir, k, method_call_range(self.cx, m), &m.args[0]);
+            if let Some(k) = Self::dir_item(flow.kind_of(&m.args[0])) {
+                self.record_dir(Purpose::WorkingDir, k, method_call_range(self.cx, m), &m.args[0]);
             }
         } else if (name == "starts_with" || name == "strip_prefix") && m.args.len() == 1 {
             // `uri.starts_with("file://")` tests a scheme, not a containment.
@@ -622,9 +642,9 @@ impl Sink for Uses<'_, '_, '_> {
                 let range = self.cx.node_range(e);
                 if DIR_CALLS.iter().any(|tail| crate::rust::syntax::path_ends_with(&p.path, tail))
                     && let Some(arg) = c.args.first()
-                    && let Some(k) = Self::rooted_item(flow.kind_of(arg))
+                    && let Some(k) = Self::dir_item(flow.kind_of(arg))
                 {
-                    self.record(Purpose::WorkingDir, k, range, arg);
+                    self.record_dir(Purpose::WorkingDir, k, range, arg);
                     return;
                 }
                 let wraps = ["Some", "Ok", "Err", "Box", "Arc", "Rc", "PathBuf", "Path", "String"];
@@ -654,6 +674,9 @@ impl Sink for Uses<'_, '_, '_> {
     }
 
     fn returned(&mut self, flow: &mut Flow, value: &Expr) {
+        if let Some(k) = flow.kind_of(value).filter(|k| matches!(k, Kind::Root | Kind::RootPath | Kind::RootStr)) {
+            self.out.returns_item = Some(k);
+        }
         if let Some(k) = flow.kind_of(value).filter(|k| k.is_list()) {
             self.out.returns = match self.out.returns {
                 None => Some(k),
@@ -794,6 +817,8 @@ pub struct RootsFlow {
     places: Vec<(TypeKey, Vec<String>, FnId, Elem)>,
     /// Functions that return a roots list, with its elements.
     returning: HashMap<FnId, Elem>,
+    /// Functions that return one root (or a path or string made from one).
+    returning_item: HashMap<FnId, Elem>,
 }
 
 const DEPTH: usize = 6;
@@ -822,6 +847,13 @@ impl RootsFlow {
                     && let Some((_, elem)) = flow.resolve(model, id, facts, k)
                 {
                     flow.returning.insert(id, elem);
+                    changed = true;
+                }
+                if let Some(k) = facts.returns_item
+                    && !flow.returning_item.contains_key(&id)
+                    && let Some((_, elem)) = flow.resolve(model, id, facts, k)
+                {
+                    flow.returning_item.insert(id, elem);
                     changed = true;
                 }
             }
@@ -871,6 +903,16 @@ impl RootsFlow {
         }
     }
 
+    /// A helper's result (`Kind::Source` of a call) used as one directory: the client's roots when
+    /// every function the call may reach returns one root.
+    fn resolve_item(&self, model: &CrateModel, id: FnId, facts: &RootsFacts, kind: Kind) -> Option<(Via, Elem)> {
+        let SourceFact::Call(range) = facts.sources.get(kind.source()? as usize)? else { return None };
+        let index = model.func(id).calls.iter().position(|c| c.range == *range)?;
+        let callees: Vec<FnId> = model.callees_of(id).iter().filter(|(i, _)| *i == index).map(|(_, to)| *to).collect();
+        let elems: Vec<Elem> = callees.iter().filter_map(|c| self.returning_item.get(c).copied()).collect();
+        (!callees.is_empty() && elems.len() == callees.len()).then(|| (Via::Helper(callees[0]), elems[0]))
+    }
+
     /// Every use of the client's roots in the crate, in model order: those a function shows
     /// itself, and those through places and helpers the model resolved.
     pub fn uses<'m>(&'m self, model: &'m CrateModel) -> impl Iterator<Item = ResolvedUse<'m>> + 'm {
@@ -878,7 +920,11 @@ impl RootsFlow {
             let facts = model.func(id).roots.as_deref();
             facts.into_iter().flat_map(move |facts| {
                 facts.uses.iter().filter_map(move |u| {
-                    let (via, elem) = self.resolve(model, id, facts, u.of)?;
+                    let (via, elem) = if u.promoted {
+                        self.resolve_item(model, id, facts, u.of)?
+                    } else {
+                        self.resolve(model, id, facts, u.of)?
+                    };
                     Some(ResolvedUse { fn_: id, use_: u, via, elem })
                 })
             })
@@ -978,7 +1024,7 @@ pub fn param_dirs(sig: &syn::Signature, body: &syn::Block) -> (u32, u32) {
         let syn::FnArg::Typed(t) = input else { continue };
         let ty = quote::ToTokens::to_token_stream(&t.ty).to_string();
         if let Pat::Ident(p) = strip_pat(&t.pat)
-            && (ty.contains("Path") || ty.contains("str") || ty.contains("String"))
+            && ["Path", "str", "String", "Root"].iter().any(|t| ty.contains(t))
             && let Some(bit) = 1u32.checked_shl(i)
         {
             names.push((p.ident.to_string(), bit));
@@ -1004,6 +1050,8 @@ pub fn param_dirs(sig: &syn::Signature, body: &syn::Block) -> (u32, u32) {
                     .and_then(|i| self.names.iter().rev().find(|(n, _)| i == n))
                     .map_or(0, |(_, b)| *b),
                 Expr::Reference(r) => self.bit(&r.expr),
+                // A root's `uri`.
+                Expr::Field(f) if matches!(&f.member, syn::Member::Named(n) if n == "uri") => self.bit(&f.base),
                 Expr::Call(c) if c.args.len() == 1 => {
                     let f = quote::ToTokens::to_token_stream(&c.func).to_string().replace(' ', "");
                     if f.ends_with("Path::new") || f.ends_with("PathBuf::from") { self.bit(&c.args[0]) } else { 0 }
@@ -1221,7 +1269,49 @@ mod tests {
         assert_eq!(purpose("workdir"), RootsPurpose::WorkingDir);
         assert_eq!(purpose("sandbox"), RootsPurpose::AllowList);
         assert_eq!(purpose("hand_over"), RootsPurpose::PassedOn);
+        assert_eq!(flow.passed_to(&model, &[model.fn_by_path(&["hand_over"]).unwrap()]), ["configure"]);
         assert_eq!(purpose("nothing"), RootsPurpose::Unknown);
+    }
+
+    /// What a root becomes in the crate function it is handed to, a list pushed through a write
+    /// guard, and a helper returning one root: issue #17's shapes for the codemod.
+    #[test]
+    fn purposes_through_callees_guards_and_returned_roots() {
+        let model = model_of(&[
+            (
+                "src/lib.rs",
+                "use rmcp::model::ListRootsResult;\n\
+                 pub struct S { allowed: RwLock<Vec<PathBuf>> }\n\
+                 impl S {\n\
+                 async fn add(&self, peer: &Peer<RoleServer>) { let listed = peer.list_roots().await.unwrap();\n\
+                     let mut g = self.allowed.write().await; for r in &listed.roots { g.push(PathBuf::from(&r.uri)); } }\n\
+                 async fn read(&self, p: &Path) -> bool { self.allowed.read().await.iter().any(|d| p.starts_with(d)) }\n\
+                 async fn first(peer: &Peer<RoleServer>) -> Result<PathBuf, E> { let l = peer.list_roots().await?;\n\
+                     let r = l.roots.first().ok_or(E)?; Ok(PathBuf::from(&r.uri)) }\n\
+                 async fn notes(&self, peer: &Peer<RoleServer>) { let dir = Self::first(peer).await.unwrap(); let _ = std::fs::read_dir(&dir); }\n\
+                 fn walk(listed: ListRootsResult) { let r = listed.roots.first().unwrap(); crate::fsx::files_in(Path::new(&r.uri)); }\n\
+                 fn guard(listed: ListRootsResult, p: &Path) -> bool { crate::fsx::inside(&listed.roots, p) }\n\
+                 }\n",
+            ),
+            (
+                "src/fsx.rs",
+                "pub fn files_in(dir: &Path) { let _ = std::fs::read_dir(dir); }\n\
+                 pub fn inside(dirs: &[Root], p: &Path) -> bool { dirs.iter().any(|d| p.starts_with(&d.uri)) }\n",
+            ),
+        ]);
+        let flow = model.roots();
+        let id = |name: &str| model.fn_by_path(&["S", name]).unwrap();
+        assert_eq!(flow.purpose(&model, id("read")), RootsPurpose::AllowList, "through the guard's push");
+        assert_eq!(flow.purpose(&model, id("notes")), RootsPurpose::WorkingDir, "a helper returning one root");
+        assert_eq!(flow.purpose(&model, id("walk")), RootsPurpose::WorkingDir, "handed to `files_in`");
+        assert!(flow.compares(&model, &[id("guard")]), "the list handed to `inside`, which compares");
+        assert!(flow.passed_to(&model, &[id("guard")]).is_empty());
+        assert_eq!(param_dirs_of(&model, &["fsx", "files_in"]), (1, 0));
+        assert_eq!(param_dirs_of(&model, &["fsx", "inside"]), (0, 0b11), "both sides of the check");
+    }
+
+    fn param_dirs_of(model: &CrateModel, path: &[&str]) -> (u32, u32) {
+        model.func(model.fn_by_path(path).unwrap()).param_dirs
     }
 
     /// A list the crate never fills with roots, and a helper of another crate, stay unknown.
