@@ -71,8 +71,8 @@ pub fn seed(index: &Index, texts: &[String], bases: &[usize], refresh: &FnSite, 
             match e {
                 Some(e) if !empty_list(e) => {
                     let shown: String = src.node_text(e).split_whitespace().collect::<Vec<_>>().join(" ");
-                    let shown = if shown.len() > 60 {
-                        format!("{}…", &shown[..shown.floor_char_boundary(57)])
+                    let shown = if shown.chars().count() > 60 {
+                        format!("{}…", shown.chars().take(57).collect::<String>())
                     } else {
                         shown
                     };

@@ -194,6 +194,9 @@ pub fn explain_remaining(files: &mut [FileFix], mode: Mode, contexts: &CrateCont
                     None if outcome.dropped.is_some() => {
                         format!("the roots codemod was dropped: {}", outcome.dropped.as_deref().unwrap_or(""))
                     }
+                    None if mode == Mode::Safe && super::why::only_allow_lists(&outcome, &crate_files, &file_key) => {
+                        "unsafe fix: pass --unsafe-fixes to keep the allow-list as server configuration and remove the client's roots refresh (clients can then no longer add directories)".into()
+                    }
                     None if mode == Mode::Safe => {
                         "unsafe fix: pass --unsafe-fixes to give the tool a directory parameter instead (this changes its input schema)".into()
                     }

@@ -70,6 +70,14 @@ pub fn unseen(files: &[CrateFile], file_key: &Path, range: &Range<usize>, contex
     reason
 }
 
+/// Whether everything the codemod would apply to the file keeps an allow-list as server
+/// configuration (no tool gets a parameter there), for the hint without `--unsafe-fixes`.
+pub fn only_allow_lists(outcome: &super::CrateOutcome, files: &[CrateFile], file_key: &Path) -> bool {
+    let titles: Vec<&String> =
+        outcome.applied.iter().filter(|(f, _)| key(&files[*f].path) == file_key).map(|(_, t)| t).collect();
+    !titles.is_empty() && titles.iter().all(|t| t.starts_with("the allow-list"))
+}
+
 fn compact(s: &str) -> String {
     let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
     if one.chars().count() > 50 { format!("{}…", one.chars().take(47).collect::<String>()) } else { one }
