@@ -680,6 +680,33 @@ fn allow_lists_stay_server_configuration_and_never_become_a_parameter() {
         assert!(summary.contains("`--roots-to param` would let every client choose any directory"), "{summary}");
     }
 
+    // `--roots-to config` on a tool that asks for its working directory itself: no list to keep.
+    let workdir = r#"use rmcp::model::CallToolResult;
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, tool, tool_router};
+pub struct Srv;
+#[tool_router]
+impl Srv {
+    #[allow(deprecated)]
+    #[tool(description = "List the workspace")]
+    async fn ls(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let listed = context.peer.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let root = listed.roots.first().ok_or_else(|| ErrorData::invalid_request("no roots", None))?;
+        let n = std::fs::read_dir(root.uri.trim_start_matches("file://")).map(|d| d.count()).unwrap_or(0);
+        Ok(CallToolResult::success(vec![rmcp::model::ContentBlock::text(n.to_string())]))
+    }
+}
+"#;
+    let (summary, fixed) = fix_crate(MANIFEST, workdir, &["--roots-to", "config"]);
+    assert_eq!(fixed, workdir, "{summary}");
+    assert!(
+        summary.contains("`--roots-to config` asks to keep the directories in server configuration, but"),
+        "{summary}"
+    );
+    let (summary, fixed) = fix_crate(MANIFEST, workdir, &[]);
+    assert!(summary.contains("tool `ls` takes the directory as a parameter"), "{summary}");
+    assert!(fixed.contains("pub path: String"), "a working directory becomes a parameter:\n{fixed}");
+
     let only_client = sandbox("Arc::new(RwLock::new(Vec::new()))");
     let (summary, fixed) = fix_crate(MANIFEST, &only_client, &[]);
     assert_eq!(fixed, only_client);
@@ -699,7 +726,7 @@ fn refusals_say_why_in_the_code_s_terms() {
         ),
         (
             "impl Srv {\n#[allow(deprecated)]\n#[rmcp::tool(description = \"d\")]\nasync fn load(&self, peer: Peer<RoleServer>) -> String { let listed = peer.list_roots().await.unwrap(); plugins::configure(listed.roots); String::new() }\n}\n",
-            "passes the roots list on whole (to `plugins::configure`)",
+            "the roots list is passed on whole (to `plugins::configure`)",
         ),
         (
             "static ROOTS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();\nimpl Srv {\n#[allow(deprecated)]\nasync fn remember(&self, peer: &Peer<RoleServer>) { let listed = peer.list_roots().await.unwrap(); let _ = ROOTS.set(listed.roots.iter().map(|r| r.uri.clone()).collect()); }\n}\nimpl ServerHandler for Srv {\nasync fn on_initialized(&self, context: NotificationContext<RoleServer>) { self.remember(&context.peer).await; }\n}\n",

@@ -39,11 +39,18 @@ pub struct AllowPlan {
 
 /// "the tool `read_file`", "the tools `a` and `b`", for reasons about the readers of `field`.
 pub fn readers_phrase(index: &Index, readers: &[usize], field: &str) -> String {
-    let names: Vec<String> = readers.iter().map(|r| format!("`{}`", index.fns[*r].name())).collect();
+    let mut names: Vec<String> = readers.iter().map(|r| format!("`{}`", index.fns[*r].name())).collect();
+    names.dedup();
+    let tools = readers.iter().all(|r| index.fns[*r].is_tool);
+    let kind = match (tools, names.len()) {
+        (true, 1) => "the tool",
+        (true, _) => "the tools",
+        (false, 1) => "the function",
+        (false, _) => "the functions",
+    };
     match names.as_slice() {
         [] => format!("the code reading `self.{field}`"),
-        [one] => format!("the tool {one} (reading `self.{field}`)"),
-        many => format!("the tools {} (reading `self.{field}`)", many.join(", ")),
+        names => format!("{kind} {} (reading `self.{field}`)", names.join(", ")),
     }
 }
 

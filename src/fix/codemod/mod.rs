@@ -185,7 +185,7 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
             );
             continue;
         }
-        if let Some(field) = cache::stored_field(site) {
+        if let Some(field) = cache::stored_field(site).filter(|f| purposes.stores_roots_in(*fi, f)) {
             let readers = cache::readers(&index, site, &field);
             if readers.is_empty() {
                 let why = allow::init_only(&index, *fi).unwrap_or_else(|| {

@@ -74,6 +74,13 @@ impl Purposes {
         fns.iter().filter_map(|f| self.ids.get(*f).copied().flatten()).collect()
     }
 
+    /// Whether the model knows the function fills `self.<field>` (or a place under it) with the
+    /// client's roots: a lock it takes for something else (a stored peer) is no roots cache.
+    pub fn stores_roots_in(&self, f: usize, field: &str) -> bool {
+        let Some(id) = self.ids(&[f]).first().copied() else { return false };
+        self.model.roots().places().any(|(_, path, writer)| writer == id && path.iter().any(|p| p == field))
+    }
+
     /// Whether the function is test code (`#[test]`, `#[tokio::test]`, `#[cfg(test)]`).
     pub fn is_test(&self, f: usize, site: &FnSite) -> bool {
         crate::rust::test_code::is_test_attr(site.attrs)
@@ -97,7 +104,7 @@ impl Purposes {
         if !passed.is_empty() {
             let to: Vec<String> = passed.iter().map(|c| format!("`{c}`")).collect();
             return Migration::Leave(format!(
-                "{what} passes the roots list on whole (to {}): what that component does with them decides the \
+                "{what}: the roots list is passed on whole (to {}): what that component does with it decides the \
                  migration, so the codemod leaves it",
                 to.join(", ")
             ));
@@ -106,22 +113,22 @@ impl Purposes {
         let purpose = flow.purpose_in(&self.model, &ids);
         let config = |why: &str| match &config_possible {
             Ok(()) => Migration::Config,
-            Err(no) => Migration::Leave(format!("{what} {why}, but {no}")),
+            Err(no) => Migration::Leave(format!("{what}: {why}, but {no}")),
         };
         match (roots_to, allow_list, purpose) {
             (Some(RootsTo::Param), true, _) => Migration::Leave(format!(
-                "{what} compares paths against the roots (an allow-list): `--roots-to param` would let every \
+                "{what}: paths are compared against the roots (an allow-list): `--roots-to param` would let every \
                  client choose any directory, so the codemod refuses it; migrate it to server configuration"
             )),
-            (_, true, _) => config("compares paths against the roots (an allow-list, so server configuration)"),
+            (_, true, _) => config("paths are compared against the roots (an allow-list, so server configuration)"),
             (Some(RootsTo::Config), false, _) => {
-                config("is asked to keep its directories in server configuration (`--roots-to config`)")
+                config("`--roots-to config` asks to keep the directories in server configuration")
             }
             (_, false, RootsPurpose::WorkingDir) | (Some(RootsTo::Param), false, _) => Migration::Param,
             (None, false, _) => Migration::Leave(format!(
-                "the crate model cannot tell what {what} does with the roots (no path is joined onto one, walked \
-                 or run in, and none is compared against a path), so it is not known to be a working directory; \
-                 pass `--roots-to param` to make it a tool parameter anyway"
+                "{what}: the crate model cannot tell what the roots are used for (no path is joined onto one, \
+                 walked or run in, and none is compared against a path), so they are not known to be a working \
+                 directory; pass `--roots-to param` to make it a tool parameter anyway"
             )),
         }
     }

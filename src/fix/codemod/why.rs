@@ -38,6 +38,23 @@ pub fn unseen(files: &[CrateFile], file_key: &Path, range: &Range<usize>, contex
     let Ok(parsed) = crate::rust::parse::parse_rust(&file.text) else {
         return "the file does not parse, so the roots codemod cannot rewrite it".into();
     };
+    // The file's imports tell when the manifest does not (a file outside any crate).
+    let imported = crate::rust::visitor::imported_sdks(&parsed.file);
+    let by_spelling =
+        [("request_root_list(", Sdk::RustMcpSdk), ("roots_list(", Sdk::McpAttr), ("request_client_roots(", Sdk::Pmcp)]
+            .iter()
+            .find(|(w, _)| shown.starts_with(w))
+            .map(|(_, sdk)| *sdk);
+    let sdk = imported.iter().copied().find(|s| *s != Sdk::Rmcp && *s != Sdk::Other).or(by_spelling);
+    if let Some(sdk) = sdk
+        && !imported.contains(&Sdk::Rmcp)
+    {
+        proc_macro2::extra::invalidate_current_thread_spans();
+        return format!(
+            "`{shown}` is {}'s request, which the roots codemod does not rewrite (it rewrites rmcp servers only)",
+            sdk_name(sdk)
+        );
+    }
     let mut find = Where { base: parsed.base, range: range.clone(), macro_name: None, func: None, stack: Vec::new() };
     find.visit_file(&parsed.file);
     let in_fn = find.func.as_ref().map(|(n, _, _)| format!(" in `{n}`")).unwrap_or_default();
@@ -76,6 +93,21 @@ pub fn only_allow_lists(outcome: &super::CrateOutcome, files: &[CrateFile], file
     let titles: Vec<&String> =
         outcome.applied.iter().filter(|(f, _)| key(&files[*f].path) == file_key).map(|(_, t)| t).collect();
     !titles.is_empty() && titles.iter().all(|t| t.starts_with("the allow-list"))
+}
+
+fn sdk_name(sdk: Sdk) -> &'static str {
+    match sdk {
+        Sdk::Rmcp => "rmcp",
+        Sdk::RustMcpSdk => "rust-mcp-sdk",
+        Sdk::Turbomcp => "turbomcp",
+        Sdk::Pmcp => "pmcp",
+        Sdk::UltrafastMcp => "ultrafast-mcp",
+        Sdk::McpAttr => "mcp-attr",
+        Sdk::Turul => "turul-mcp",
+        Sdk::Fastmcp => "fastmcp",
+        Sdk::McpCore => "mcp-core",
+        Sdk::Other => "another MCP SDK",
+    }
 }
 
 fn compact(s: &str) -> String {
