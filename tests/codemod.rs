@@ -707,10 +707,20 @@ impl Srv {
     assert!(summary.contains("tool `ls` takes the directory as a parameter"), "{summary}");
     assert!(fixed.contains("pub path: String"), "a working directory becomes a parameter:\n{fixed}");
 
+    // Only the client filled the list: without clap, an environment variable becomes its source
+    // (documented on the field, said in the summary); with clap, the codemod leaves it.
     let only_client = sandbox("Arc::new(RwLock::new(Vec::new()))");
     let (summary, fixed) = fix_crate(MANIFEST, &only_client, &[]);
+    assert!(summary.contains("seeded from the new environment variable `SRV_ALLOWED`"), "{summary}");
+    assert!(summary.contains("set `SRV_ALLOWED` to the directories the tools may read"), "{summary}");
+    assert!(fixed.contains("/// Seeded from the environment variable `SRV_ALLOWED`"), "{fixed}");
+    assert!(fixed.contains("RwLock::new(std::env::var_os(\"SRV_ALLOWED\").map(|v| std::env::split_paths(&v).collect()).unwrap_or_default())"), "{fixed}");
+    assert!(fixed.contains(".any(|d| path.starts_with(d))") && !fixed.contains("list_roots"), "{fixed}");
+    let with_clap = MANIFEST.replace("schemars = \"1\"\n", "schemars = \"1\"\nclap = \"4\"\n");
+    let (summary, fixed) = fix_crate(&with_clap, &only_client, &[]);
     assert_eq!(fixed, only_client);
     assert!(summary.contains("nothing but the client ever fills `self.allowed`"), "{summary}");
+    assert!(summary.contains("the crate parses its command line with clap"), "{summary}");
 }
 
 /// Every refusal says why in the code's terms: a test, the list passed on whole (to what), a

@@ -62,9 +62,60 @@ fn self_name(site: &FnSite) -> Option<String> {
     }
 }
 
-/// What seeds the list in `self.<field>` besides the client: `Ok("`new` sets it to `…`")`, or
-/// why nothing does.
-pub fn seed(index: &Index, texts: &[String], bases: &[usize], refresh: &FnSite, field: &str) -> Result<String, String> {
+/// The crate, as the manifest tells: its name, and whether it parses its command line with clap.
+#[derive(Debug, Default, Clone)]
+pub struct Krate {
+    pub name: String,
+    pub clap: bool,
+}
+
+impl Krate {
+    pub fn of(manifest: Option<&std::path::Path>) -> Krate {
+        let doc = manifest
+            .and_then(|m| std::fs::read_to_string(m).ok())
+            .and_then(|t| t.parse::<toml::Table>().ok())
+            .unwrap_or_default();
+        let name = doc.get("package").and_then(|p| p.get("name")).and_then(|n| n.as_str()).unwrap_or("server");
+        let clap = doc.get("dependencies").and_then(|d| d.as_table()).is_some_and(|d| d.contains_key("clap"));
+        Krate { name: name.to_owned(), clap }
+    }
+}
+
+/// What seeds the allow-list besides the client: a phrase for the summary, and the edits when
+/// the codemod adds the source itself (an environment variable).
+#[derive(Debug, Default, Clone)]
+pub struct Seed {
+    pub phrase: String,
+    pub edits: FileEdits,
+    /// The environment variable the codemod made the list's source.
+    pub added: Option<String>,
+}
+
+/// What seeds the list in `self.<field>` besides the client (`new` sets it to `…`), or, when
+/// nothing does and the crate has no clap parser, an environment variable the codemod adds as its
+/// source; else why not.
+pub fn seed(
+    index: &Index,
+    texts: &[String],
+    bases: &[usize],
+    refresh: &FnSite,
+    field: &str,
+    krate: &Krate,
+) -> Result<Seed, String> {
+    match configured(index, texts, bases, refresh, field) {
+        Ok(phrase) => Ok(Seed { phrase, ..Seed::default() }),
+        Err(no) => env_seed(index, texts, bases, refresh, field, krate).map_err(|why| format!("{no}{why}")),
+    }
+}
+
+/// The constructor's seeding of `self.<field>`, described; or why there is none.
+fn configured(
+    index: &Index,
+    texts: &[String],
+    bases: &[usize],
+    refresh: &FnSite,
+    field: &str,
+) -> Result<String, String> {
     let Some(server) = self_name(refresh) else {
         return Err("the roots are stored by a function that is not a method of the server".into());
     };
@@ -94,15 +145,96 @@ pub fn seed(index: &Index, texts: &[String], bases: &[usize], refresh: &FnSite, 
     match seeds.first() {
         Some(first) => Ok(first.clone()),
         None => Err(format!(
-            "nothing but the client ever fills `self.{field}` ({} it empty): without the client's roots every \
-             path would be rejected, so the codemod leaves it; seed the list from server configuration (a \
-             documented command-line flag or an environment variable), then run `fix` again",
-            if empty == 0 {
-                "no constructor sets it; it starts".to_owned()
-            } else {
-                "the constructor starts".to_owned()
-            }
+            "nothing but the client ever fills `self.{field}` ({}): without the client's roots every path \
+             would be rejected",
+            if empty == 0 { "no constructor sets it".to_owned() } else { "the constructor starts it empty".to_owned() }
         )),
+    }
+}
+
+/// Seeds an allow-list only the client filled from an environment variable (`<CRATE>_<FIELD>`,
+/// directories separated as in `PATH`), in the crate's style: only where the crate has no clap
+/// parser (a flag would belong there), every initializer is an explicit empty `Vec` and the list
+/// holds `PathBuf`s or `String`s.
+fn env_seed(
+    index: &Index,
+    texts: &[String],
+    bases: &[usize],
+    refresh: &FnSite,
+    field: &str,
+    krate: &Krate,
+) -> Result<Seed, String> {
+    let manual = "; seed the list from server configuration (a documented command-line flag or an environment \
+                  variable), then run `fix` again";
+    if krate.clap {
+        return Err(format!(
+            ", and the crate parses its command line with clap, where the codemod does not add a flag{manual}"
+        ));
+    }
+    let server = self_name(refresh).unwrap_or_default();
+    let structs = index.structs_named(&server);
+    let [st] = structs.as_slice() else {
+        return Err(format!(", and `{server}` is not one struct of this crate{manual}"));
+    };
+    let syn::Fields::Named(named) = &st.item.fields else { return Err(manual.into()) };
+    let Some(decl) = named.named.iter().find(|f| f.ident.as_ref().is_some_and(|i| i == field)) else {
+        return Err(manual.into());
+    };
+    let Some(elem) = super::cache::cache_elem(&decl.ty) else {
+        return Err(format!(", and `{field}` is not a `Vec<PathBuf>` or `Vec<String>` behind a lock{manual}"));
+    };
+    let var = format!("{}_{}", krate.name, field).to_uppercase().replace(['-', '.'], "_");
+    let value = match elem {
+        super::cache::Elem::PathBuf => {
+            format!("std::env::var_os(\"{var}\").map(|v| std::env::split_paths(&v).collect()).unwrap_or_default()")
+        }
+        super::cache::Elem::String => format!(
+            "std::env::var_os(\"{var}\").map(|v| std::env::split_paths(&v).map(|p| p.to_string_lossy().into_owned()).collect()).unwrap_or_default()"
+        ),
+    };
+    let mut edits: FileEdits = Vec::new();
+    for site in &index.fns {
+        let src = Src { text: &texts[site.file], base: bases[site.file] };
+        let mut inits = Inits { field, server: &server, found: Vec::new() };
+        inits.visit_block(site.block);
+        for e in inits.found {
+            let Some(leaf) = e.and_then(empty_vec) else {
+                return Err(format!(", and `{}` does not start it as an explicit empty `Vec`{manual}", site.name()));
+            };
+            edits.push((site.file, Edit::replace(src.range(leaf), value.clone())));
+        }
+    }
+    if edits.is_empty() {
+        return Err(manual.into());
+    }
+    let ssrc = Src { text: &texts[st.file], base: bases[st.file] };
+    let line = super::text::line_start(ssrc.text, ssrc.range(&decl.ty).start);
+    let indent = super::text::indent_at(ssrc.text, line).to_owned();
+    let doc =
+        format!("{indent}/// Seeded from the environment variable `{var}` (directories separated as in `PATH`).\n");
+    edits.push((st.file, Edit::replace(line..line, doc)));
+    let phrase = format!("seeded from the new environment variable `{var}`, directories separated as in `PATH`");
+    Ok(Seed { phrase, edits, added: Some(var) })
+}
+
+/// The explicit empty `Vec` inside an initializer: `Vec::new()`, `vec![]`, `Vec::default()`, under
+/// `Arc::new(RwLock::new(…))`.
+fn empty_vec(e: &Expr) -> Option<&Expr> {
+    match e {
+        Expr::Paren(p) => empty_vec(&p.expr),
+        Expr::Call(c) => {
+            let Expr::Path(p) = &*c.func else { return None };
+            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let last = segs.last().map(String::as_str).unwrap_or("");
+            let vec = segs.len() >= 2 && segs[segs.len() - 2] == "Vec";
+            match c.args.len() {
+                0 if vec && matches!(last, "new" | "default") => Some(e),
+                1 if matches!(last, "new" | "from") => empty_vec(&c.args[0]),
+                _ => None,
+            }
+        }
+        Expr::Macro(m) if m.mac.path.is_ident("vec") && m.mac.tokens.is_empty() => Some(e),
+        _ => None,
     }
 }
 
@@ -184,13 +316,13 @@ pub fn plan_allow(
     bases: &[usize],
     refresh: &FnSite,
     field: &str,
-    seed: &str,
+    seed: &Seed,
 ) -> Result<AllowPlan, Refusal> {
     let rsrc = Src { text: &texts[refresh.file], base: bases[refresh.file] };
     let refuse = |reason: String| Refusal { range: rsrc.range(&refresh.sig.ident), reason };
     let refresh_name = refresh.name();
     let is_handler = |s: &FnSite| s.impl_trait.is_some() && ROOTS_HANDLERS.contains(&s.name().as_str());
-    let mut edits: FileEdits = Vec::new();
+    let mut edits: FileEdits = seed.edits.clone();
     let mut removed = Vec::new();
     let mut gone_handlers = Vec::new();
     if is_handler(refresh) {
@@ -250,11 +382,19 @@ pub fn plan_allow(
         }
     }
     let title = format!(
-        "the allow-list `self.{field}` stays server configuration ({seed}); the client's roots no longer extend it: \
+        "the allow-list `self.{field}` stays server configuration ({}); the client's roots no longer extend it: \
          removed {}. The tools still reject paths outside the configured directories, and clients can no longer add \
          directories to it",
+        seed.phrase,
         what.join(", ")
     );
+    let title = match &seed.added {
+        Some(var) => format!(
+            "{title}. Nothing but the client filled the list before: set `{var}` to the directories the tools may \
+             read, or they reject every path"
+        ),
+        None => title,
+    };
     Ok(AllowPlan { edits, title: (refresh.file, title), removed })
 }
 

@@ -18,7 +18,7 @@ use crate::diagnostic::Edit;
 
 /// What the cache holds per directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Elem {
+pub(super) enum Elem {
     PathBuf,
     String,
 }
@@ -150,7 +150,7 @@ pub fn plan_cache(
 }
 
 /// `Arc<RwLock<Vec<PathBuf>>>`, `Mutex<Vec<String>>`, …
-fn cache_elem(ty: &syn::Type) -> Option<Elem> {
+pub(super) fn cache_elem(ty: &syn::Type) -> Option<Elem> {
     let mut ty = ty;
     loop {
         let syn::Type::Path(p) = ty else { return None };

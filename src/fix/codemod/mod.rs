@@ -134,6 +134,7 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
     let derives = derives_of(manifest);
     let tool_defs = handler::tool_defs(&parsed);
     let purposes = Purposes::build(files, &parsed, &index, &bases, manifest.and_then(Path::parent));
+    let krate = allow::Krate::of(manifest);
 
     // The functions that request the roots, with the ranges of their requests.
     let mut calls: Vec<(usize, Vec<Range<usize>>)> = Vec::new();
@@ -197,7 +198,7 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
             let mut fns = readers.clone();
             fns.push(*fi);
             let what = allow::readers_phrase(&index, &readers, &field);
-            let seed = allow::seed(&index, &texts, &bases, site, &field);
+            let seed = allow::seed(&index, &texts, &bases, site, &field, &krate);
             match purposes.migration(&fns, &what, roots_to, seed.clone().map(|_| ())) {
                 Migration::Param => match cache::plan_cache(&index, &texts, &bases, site, &field, &derives) {
                     Ok(plan) => units.push(Unit::Cache { refresh: *fi, plan }),
