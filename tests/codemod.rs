@@ -764,3 +764,86 @@ fn refusals_say_why_in_the_code_s_terms() {
     assert_eq!(fixed, code);
     assert!(summary.contains("the crate uses `rust-mcp-sdk`, which the roots codemod does not rewrite"), "{summary}");
 }
+
+/// An `on_initialized` that asks for the roots itself and does other work too: only the roots part
+/// goes, with the `#[allow(deprecated)]` only it needed; the unused context is renamed, and a second
+/// `fix` changes nothing.
+#[test]
+fn only_the_roots_part_of_on_initialized_goes() {
+    let code = r#"use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::service::{NotificationContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, tool, tool_router};
+use tokio::sync::RwLock;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct Args {
+    /// The file.
+    pub path: String,
+}
+
+#[derive(Clone)]
+pub struct Files {
+    dirs: Arc<RwLock<Vec<PathBuf>>>,
+    started: Arc<AtomicBool>,
+}
+
+impl Files {
+    pub fn new(dirs: Vec<PathBuf>) -> Self {
+        Self { dirs: Arc::new(RwLock::new(dirs)), started: Default::default() }
+    }
+}
+
+#[tool_router]
+impl Files {
+    #[tool(description = "Read")]
+    async fn read(&self, Parameters(a): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
+        let p = PathBuf::from(&a.path);
+        if !self.dirs.read().await.iter().any(|d| p.starts_with(d)) {
+            return Err(ErrorData::invalid_params("outside", None));
+        }
+        Ok(CallToolResult::success(vec![]))
+    }
+}
+
+impl ServerHandler for Files {
+    #[allow(deprecated)]
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.started.store(true, Ordering::SeqCst);
+        // The client's folders are allowed too.
+        if let Ok(listed) = context.peer.list_roots().await {
+            self.dirs.write().await.extend(listed.roots.iter().map(|r| PathBuf::from(r.uri.trim_start_matches("file://"))));
+        }
+    }
+}
+"#;
+    let want = code
+        .replace("    #[allow(deprecated)]\n    async fn on_initialized(&self, context", "    async fn on_initialized(&self, _context")
+        .replace(
+            "        // The client's folders are allowed too.\n        if let Ok(listed) = context.peer.list_roots().await {\n            self.dirs.write().await.extend(listed.roots.iter().map(|r| PathBuf::from(r.uri.trim_start_matches(\"file://\"))));\n        }\n",
+            "",
+        );
+    let (exit, summary, fixed) = fix_one_file_as_is(code);
+    assert_eq!(fixed, want, "{summary}");
+    assert!(summary.contains("removed the roots part of `on_initialized`"), "{summary}");
+    assert_eq!(exit, 0, "{summary}");
+}
+
+/// `fix_one_file` without a forced migration.
+fn fix_one_file_as_is(code: &str) -> (i32, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("Cargo.toml"), MANIFEST).unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), code).unwrap();
+    let args = ["fix", "--unsafe-fixes", "--allow-no-vcs", "--select", "server-roots-request", "."];
+    let out = mcp_lint(dir.path()).args(args).output().unwrap();
+    let fixed = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    mcp_lint(dir.path())
+        .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "--diff", "--select", "server-roots-request", "."])
+        .assert()
+        .stdout(predicate::str::is_empty());
+    (out.status.code().unwrap(), String::from_utf8(out.stderr).unwrap(), fixed)
+}

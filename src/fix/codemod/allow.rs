@@ -489,6 +489,11 @@ fn roots_part(src: &Src, site: &FnSite, is_roots: &dyn Fn(&str) -> bool) -> Resu
             edits.push(Edit::replace(at..at, "_".to_owned()));
         }
     }
+    // An `#[allow(deprecated)]` only the roots needed.
+    let body_edits: Vec<Edit> =
+        edits.iter().filter(|e| within(&e.byte_range, &src.range(site.block))).cloned().collect();
+    let new_body = super::text::render(src.text, src.range(site.block), &body_edits);
+    edits.extend(super::tool::allow_deprecated_edits(src, site.attrs, &new_body));
     Ok(Cut { edits, whole: false })
 }
 
