@@ -4,7 +4,12 @@
 //! It works on a whole crate, because a tool's `Parameters<T>` struct, a helper that fetches the
 //! roots and a cache of them often live in other files than the tool. Per crate:
 //!
-//! 1. parse every Rust file and find the functions that call `list_roots()` (server code only);
+//! 1. parse every Rust file and find the functions that call `list_roots()` (server code only), and
+//!    ask the crate model what each use of the roots is for (`purpose`): a working directory gets
+//!    the rewrite below; an allow-list stays server configuration (`allow`: the configured list
+//!    stays, the client's refresh goes, and it never becomes a tool parameter); roots passed on
+//!    whole or of unknown use are left with the reason (`why` words the reasons of findings the
+//!    codemod does not even consider);
 //! 2. rewrite each tool that reads the roots (`lookup` for the body, `tool` for the parameter):
 //!    shape A, a tool that asks itself; shape C, a tool that calls a helper asking for them (the
 //!    helper goes when no one else calls it); shape B, tools reading a cache that
@@ -290,7 +295,8 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
         let what = format!("the tool `{}`", site.name());
         let planned = match purposes.migration(&fns, &what, roots_to, Err(allow::NO_CONFIG.into())) {
             Migration::Param => rewrite_tool(&index, &texts, &bases, site, helper_map, &derives),
-            Migration::Config => unreachable!("no configured list in a tool that asks for the roots itself"),
+            // Not offered without a configured list; refused all the same.
+            Migration::Config => Err(Refusal { range: 0..0, reason: format!("{what}: {}", allow::NO_CONFIG) }),
             Migration::Leave(why) => Err(Refusal { range: 0..0, reason: why }),
         };
         match planned {
@@ -320,7 +326,7 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
         let what = "the hand-written `call_tool` handler";
         let planned = match purposes.migration(&fns, what, roots_to, Err(allow::NO_CONFIG.into())) {
             Migration::Param => handler::plan_handler(&crate_view, &index.fns[*hi], job),
-            Migration::Config => unreachable!("no configured list in a handler that asks for the roots itself"),
+            Migration::Config => Err(Refusal { range: 0..0, reason: format!("{what}: {}", allow::NO_CONFIG) }),
             Migration::Leave(why) => Err(Refusal { range: 0..0, reason: why }),
         };
         match planned {
