@@ -109,6 +109,12 @@ struct FixArgs {
     /// Use this configuration file for every file instead of searching upward from each file.
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
+    /// The roots codemod's migration for every roots use (default: what the crate model finds
+    /// each use does). `param`: a documented tool parameter (refused for allow-lists: it would let
+    /// clients choose any directory); `config`: keep the server's configured list, drop the
+    /// client's refresh.
+    #[arg(long, value_name = "MIGRATION", value_parser = ["param", "config"])]
+    roots_to: Option<String>,
 }
 
 pub fn main() -> ExitCode {
@@ -282,6 +288,7 @@ impl From<FixArgs> for crate::fix::cli::FixRequest {
             ignore: a.ignore,
             max_file_size: a.max_file_size,
             config: a.config,
+            roots_to: a.roots_to.as_deref().and_then(crate::config::RootsTo::parse),
         }
     }
 }

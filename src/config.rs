@@ -3,7 +3,8 @@
 //! one wins, whole (no merging, so what applies to a file is one file away). Command-line flags
 //! override files.
 //!
-//! Keys: `select`, `ignore` (rule lists), `exclude` (globs), `era`, `[severity]` (per rule:
+//! Keys: `select`, `ignore` (rule lists), `exclude` (globs), `era`, `roots-to` (the roots codemod's
+//! migration, `"param"` or `"config"`; `fix --roots-to` overrides it), `[severity]` (per rule:
 //! `"error"`, `"warning"` or `"off"`), `[per-path-ignores]` (glob → rules). An unknown key, rule,
 //! severity, era or a bad glob is an error that names the file, line and column (exit code 2),
 //! reported once per file.
@@ -40,6 +41,29 @@ struct RawConfig {
     #[serde(default)]
     per_path_ignores: BTreeMap<Spanned<String>, Vec<Spanned<String>>>,
     era: Option<Spanned<String>>,
+    roots_to: Option<Spanned<String>>,
+}
+
+/// Which migration the roots codemod gives every roots use of a run (`fix --roots-to`, `roots-to`
+/// in the configuration), instead of the one the crate model's classification calls for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RootsTo {
+    /// A documented tool parameter. Refused where the roots are an allow-list: it would let any
+    /// client choose any directory.
+    Param,
+    /// Server configuration: the list the server seeds from its command line, environment or
+    /// configuration stays, the client's refresh goes.
+    Config,
+}
+
+impl RootsTo {
+    pub fn parse(s: &str) -> Option<RootsTo> {
+        match s {
+            "param" => Some(RootsTo::Param),
+            "config" => Some(RootsTo::Config),
+            _ => None,
+        }
+    }
 }
 
 /// The parts of `Cargo.toml` we read; everything else in it is cargo's business.
@@ -92,6 +116,8 @@ pub struct Config {
     pub per_path_ignores: Vec<PathIgnore>,
     /// The protocol era the code targets, when the configuration says (context decides otherwise).
     pub era: Option<Era>,
+    /// `roots-to`: the roots codemod's migration, when the configuration forces one.
+    pub roots_to: Option<RootsTo>,
 }
 
 /// A configuration file that cannot be used: where, and what is wrong.
@@ -195,6 +221,12 @@ impl Config {
                 err(e.span(), format!("unknown era `{}`; expected \"2026-07-28\", \"dual\" or \"legacy\"", e.get_ref()))
             })?),
         };
+        let roots_to = match &raw.roots_to {
+            None => None,
+            Some(r) => Some(RootsTo::parse(r.get_ref()).ok_or_else(|| {
+                err(r.span(), format!("unknown roots-to `{}`; expected \"param\" or \"config\"", r.get_ref()))
+            })?),
+        };
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Ok(Config {
             path: path.to_path_buf(),
@@ -206,6 +238,7 @@ impl Config {
             exclude_set,
             per_path_ignores,
             era,
+            roots_to,
         })
     }
 
@@ -307,6 +340,8 @@ pub struct Settings {
     cli_ignore: Vec<&'static str>,
     /// `--config FILE`: used for every file, and nothing is searched.
     explicit: Option<Arc<Config>>,
+    /// `fix --roots-to`: overrides `roots-to` of every configuration.
+    pub cli_roots_to: Option<RootsTo>,
     /// What the search upward found from a folder, by (folder, whether no `Cargo.toml` was
     /// passed yet): each folder is looked at once per run.
     by_dir: Mutex<HashMap<(PathBuf, bool), Found>>,
@@ -367,6 +402,12 @@ impl Settings {
             return Some(c.clone());
         }
         self.config_for_dir(&self.canonical.of_file(file))
+    }
+
+    /// The roots codemod's migration forced for the crate of this manifest: `--roots-to`, else
+    /// `roots-to` of its configuration; `None` lets the crate model's classification decide.
+    pub fn roots_to_for(&self, manifest: &Path) -> Option<RootsTo> {
+        self.cli_roots_to.or_else(|| self.config_for(manifest).and_then(|c| c.roots_to))
     }
 
     /// The era the configuration for this file sets, if any.

@@ -11,7 +11,13 @@ use std::process::Command as Std;
 use assert_cmd::Command;
 use predicates::prelude::*;
 
-const CRATES: &[&str] = &["workspace-tools", "project-notes", "file-index", "text-stats"];
+const CRATES: &[&str] = &["workspace-tools", "project-notes", "file-index", "text-stats", "sandbox-files"];
+
+/// What the summary says of the crate's migration: a new tool parameter, or (`sandbox-files`, whose
+/// roots extend an allow-list) the configured list kept.
+fn applied_words(name: &str) -> &'static str {
+    if name == "sandbox-files" { "stays server configuration" } else { "changes the tool's public input schema" }
+}
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/crates")
@@ -90,8 +96,9 @@ fn fixed_sources_match_the_snapshots_and_a_second_fix_is_a_no_op() {
         mcp_lint(dir.path())
             .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "."])
             .assert()
-            .code(0)
-            .stderr(predicate::str::contains("changes the tool's public input schema"));
+            // `sandbox-files` keeps an `on_initialized` that does other work: `removed-method` stays.
+            .code(if *name == "sandbox-files" { 1 } else { 0 })
+            .stderr(predicate::str::contains(applied_words(name)));
         let after = sources(dir.path());
         let changed: BTreeMap<String, String> =
             after.iter().filter(|(k, v)| before.get(*k) != Some(*v)).map(|(k, v)| (k.clone(), v.clone())).collect();
@@ -241,6 +248,8 @@ impl Srv {
 }
 "#;
     std::fs::write(dir.path().join("src/lib.rs"), code).unwrap();
+    // `roots-to` of the configuration forces the migration (the roots here are only printed).
+    std::fs::write(dir.path().join("mcp-lint.toml"), "roots-to = \"param\"\n").unwrap();
     mcp_lint(dir.path())
         .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "--select", "server-roots-request", "."])
         .assert()
@@ -267,7 +276,18 @@ fn fix_one_file(code: &str) -> (i32, String, String) {
     std::fs::create_dir(dir.path().join("src")).unwrap();
     std::fs::write(dir.path().join("src/lib.rs"), code).unwrap();
     let out = mcp_lint(dir.path())
-        .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "--select", "server-roots-request", "."])
+        // The roots here are only printed: the model does not know them as working directories,
+        // so the rewrite mechanics are tested with the migration forced.
+        .args([
+            "fix",
+            "--unsafe-fixes",
+            "--roots-to",
+            "param",
+            "--allow-no-vcs",
+            "--select",
+            "server-roots-request",
+            ".",
+        ])
         .output()
         .unwrap();
     let fixed = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
@@ -275,7 +295,17 @@ fn fix_one_file(code: &str) -> (i32, String, String) {
         syn::parse_file(&fixed).unwrap_or_else(|e| panic!("the fixed file does not parse ({e}):\n{fixed}"));
         // A second run changes nothing.
         mcp_lint(dir.path())
-            .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "--diff", "--select", "server-roots-request", "."])
+            .args([
+                "fix",
+                "--unsafe-fixes",
+                "--roots-to",
+                "param",
+                "--allow-no-vcs",
+                "--diff",
+                "--select",
+                "server-roots-request",
+                ".",
+            ])
             .assert()
             .stdout(predicate::str::is_empty());
     }
@@ -547,4 +577,273 @@ impl ServerHandler for Srv {{
         assert!(summary.contains(reason), "{reason}\n{summary}");
         assert!(summary.contains("left: src/lib.rs:"), "{summary}");
     }
+}
+
+/// A one-file crate with the given manifest, fixed with `--unsafe-fixes` and `extra` flags.
+fn fix_crate(manifest: &str, code: &str, extra: &[&str]) -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), code).unwrap();
+    let out = mcp_lint(dir.path())
+        .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "--select", "server-roots-request"])
+        .args(extra)
+        .arg(".")
+        .output()
+        .unwrap();
+    let fixed = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    (String::from_utf8(out.stderr).unwrap(), fixed)
+}
+
+/// A sandbox: `new` seeds the allow-list from the command line, the roots extend it, the tool
+/// checks its `path` against it. `{init}` is how `new` fills the list.
+fn sandbox(init: &str) -> String {
+    format!(
+        r#"use std::path::PathBuf;
+use std::sync::Arc;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::service::{{NotificationContext, Peer, RoleServer}};
+use rmcp::{{ErrorData, ServerHandler, tool, tool_router}};
+use tokio::sync::RwLock;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct ReadArgs {{
+    /// The file.
+    pub path: String,
+}}
+
+#[derive(Clone)]
+pub struct Srv {{
+    allowed: Arc<RwLock<Vec<PathBuf>>>,
+}}
+
+impl Srv {{
+    pub fn new(dirs: Vec<PathBuf>) -> Self {{
+        Self {{ allowed: {init} }}
+    }}
+
+    #[allow(deprecated)]
+    async fn refresh(&self, peer: &Peer<RoleServer>) {{
+        if let Ok(listed) = peer.list_roots().await {{
+            let mut allowed = self.allowed.write().await;
+            allowed.extend(listed.roots.iter().map(|r| PathBuf::from(r.uri.trim_start_matches("file://"))));
+        }}
+    }}
+}}
+
+#[tool_router]
+impl Srv {{
+    #[tool(description = "Read a file")]
+    async fn read(&self, Parameters(args): Parameters<ReadArgs>) -> Result<CallToolResult, ErrorData> {{
+        let path = PathBuf::from(&args.path);
+        if !self.allowed.read().await.iter().any(|d| path.starts_with(d)) {{
+            return Err(ErrorData::invalid_params("outside the allowed directories", None));
+        }}
+        Ok(CallToolResult::success(vec![]))
+    }}
+}}
+
+impl ServerHandler for Srv {{
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {{
+        self.refresh(&context.peer).await;
+    }}
+}}
+"#
+    )
+}
+
+/// The security case (issue #17): an allow-list is never turned into a tool parameter. By default
+/// it stays server configuration; forcing `param` is refused with the reason; a list that only the
+/// client fills is left, since without the roots every path would be rejected.
+#[test]
+fn allow_lists_stay_server_configuration_and_never_become_a_parameter() {
+    let code = sandbox("Arc::new(RwLock::new(dirs))");
+    let (summary, fixed) = fix_crate(MANIFEST, &code, &[]);
+    assert!(summary.contains("the allow-list `self.allowed` stays server configuration"), "{summary}");
+    assert!(summary.contains("`new` seeds it with `Arc::new(RwLock::new(dirs))`"), "{summary}");
+    syn::parse_file(&fixed).unwrap();
+    assert!(!fixed.contains("list_roots") && !fixed.contains("fn refresh") && !fixed.contains("on_roots_list_changed"));
+    assert!(fixed.contains("Self { allowed: Arc::new(RwLock::new(dirs)) }"), "the seeding stays:\n{fixed}");
+    assert!(fixed.contains(".any(|d| path.starts_with(d))"), "the check stays:\n{fixed}");
+    assert!(!fixed.contains("pub paths") && !fixed.contains("args.paths"), "no parameter:\n{fixed}");
+    assert!(!fixed.contains("Peer"), "the unused import goes:\n{fixed}");
+
+    for forced in [&["--roots-to", "param"][..], &[]] {
+        let manifest = if forced.is_empty() {
+            MANIFEST.replace("[workspace]", "[workspace]\n\n[package.metadata.mcp-lint]\nroots-to = \"param\"")
+        } else {
+            MANIFEST.to_owned()
+        };
+        let (summary, fixed) = fix_crate(&manifest, &code, forced);
+        assert_eq!(fixed, code, "a forced `param` changed an allow-list:\n{summary}");
+        assert!(summary.contains("`--roots-to param` would let every client choose any directory"), "{summary}");
+    }
+
+    // `--roots-to config` on a tool that asks for its working directory itself: no list to keep.
+    let workdir = r#"use rmcp::model::CallToolResult;
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, tool, tool_router};
+pub struct Srv;
+#[tool_router]
+impl Srv {
+    #[allow(deprecated)]
+    #[tool(description = "List the workspace")]
+    async fn ls(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let listed = context.peer.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let root = listed.roots.first().ok_or_else(|| ErrorData::invalid_request("no roots", None))?;
+        let n = std::fs::read_dir(root.uri.trim_start_matches("file://")).map(|d| d.count()).unwrap_or(0);
+        Ok(CallToolResult::success(vec![rmcp::model::ContentBlock::text(n.to_string())]))
+    }
+}
+"#;
+    let (summary, fixed) = fix_crate(MANIFEST, workdir, &["--roots-to", "config"]);
+    assert_eq!(fixed, workdir, "{summary}");
+    assert!(
+        summary.contains("`--roots-to config` asks to keep the directories in server configuration, but"),
+        "{summary}"
+    );
+    let (summary, fixed) = fix_crate(MANIFEST, workdir, &[]);
+    assert!(summary.contains("tool `ls` takes the directory as a parameter"), "{summary}");
+    assert!(fixed.contains("pub path: String"), "a working directory becomes a parameter:\n{fixed}");
+
+    // Only the client filled the list: without clap, an environment variable becomes its source
+    // (documented on the field, said in the summary); with clap, the codemod leaves it.
+    let only_client = sandbox("Arc::new(RwLock::new(Vec::new()))");
+    let (summary, fixed) = fix_crate(MANIFEST, &only_client, &[]);
+    assert!(summary.contains("seeded from the new environment variable `SRV_ALLOWED`"), "{summary}");
+    assert!(summary.contains("set `SRV_ALLOWED` to the directories the tools may read"), "{summary}");
+    assert!(fixed.contains("/// Seeded from the environment variable `SRV_ALLOWED`"), "{fixed}");
+    assert!(fixed.contains("RwLock::new(std::env::var_os(\"SRV_ALLOWED\").map(|v| std::env::split_paths(&v).collect()).unwrap_or_default())"), "{fixed}");
+    assert!(fixed.contains(".any(|d| path.starts_with(d))") && !fixed.contains("list_roots"), "{fixed}");
+    let with_clap = MANIFEST.replace("schemars = \"1\"\n", "schemars = \"1\"\nclap = \"4\"\n");
+    let (summary, fixed) = fix_crate(&with_clap, &only_client, &[]);
+    assert_eq!(fixed, only_client);
+    assert!(summary.contains("nothing but the client ever fills `self.allowed`"), "{summary}");
+    assert!(summary.contains("the crate parses its command line with clap"), "{summary}");
+}
+
+/// Every refusal says why in the code's terms: a test, the list passed on whole (to what), a
+/// function called only from `on_initialized` storing a global, a macro body, another SDK.
+#[test]
+fn refusals_say_why_in_the_code_s_terms() {
+    let header =
+        "use rmcp::service::{NotificationContext, Peer, RoleServer};\nuse rmcp::ServerHandler;\npub struct Srv;\n";
+    let cases = [
+        (
+            "#[tokio::test]\n#[allow(deprecated)]\nasync fn lists_roots() { let peer: Peer<RoleServer> = todo!(); let _ = peer.list_roots().await; }\n",
+            "it is in the test `lists_roots`",
+        ),
+        (
+            "impl Srv {\n#[allow(deprecated)]\n#[rmcp::tool(description = \"d\")]\nasync fn load(&self, peer: Peer<RoleServer>) -> String { let listed = peer.list_roots().await.unwrap(); plugins::configure(listed.roots); String::new() }\n}\n",
+            "the roots list is passed on whole (to `plugins::configure`)",
+        ),
+        (
+            "static ROOTS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();\nimpl Srv {\n#[allow(deprecated)]\nasync fn remember(&self, peer: &Peer<RoleServer>) { let listed = peer.list_roots().await.unwrap(); let _ = ROOTS.set(listed.roots.iter().map(|r| r.uri.clone()).collect()); }\n}\nimpl ServerHandler for Srv {\nasync fn on_initialized(&self, context: NotificationContext<RoleServer>) { self.remember(&context.peer).await; }\n}\n",
+            "`remember` is called only from `on_initialized` and stores them in the global `ROOTS`",
+        ),
+        (
+            "impl Srv {\n#[allow(deprecated)]\n#[rmcp::tool(description = \"d\")]\nasync fn pick(&self, peer: Peer<RoleServer>) -> String { tokio::select! { r = peer.list_roots() => format!(\"{r:?}\"), _ = tokio::time::sleep(std::time::Duration::from_secs(1)) => String::new() } }\n}\n",
+            "is inside the body of the macro `tokio::select!`",
+        ),
+    ];
+    for (body, reason) in cases {
+        let code = format!("{header}{body}");
+        let (summary, fixed) = fix_crate(MANIFEST, &code, &[]);
+        assert_eq!(fixed, code, "{summary}");
+        assert!(summary.contains(reason), "{reason}\n{summary}");
+        assert!(
+            !summary.contains("needs a person)") || !summary.contains("server-roots-request (no automatic"),
+            "{summary}"
+        );
+        assert!(!summary.contains("the helper `lists_roots`"), "{summary}");
+    }
+    let other_sdk = "[package]\nname = \"srv\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\nrust-mcp-sdk = \"0.8\"\n\n[workspace]\n";
+    let code = "use rust_mcp_sdk::McpServer;\npub async fn ask(runtime: &dyn McpServer) { let _ = runtime.request_root_list(None).await; }\n";
+    let (summary, fixed) = fix_crate(other_sdk, code, &[]);
+    assert_eq!(fixed, code);
+    assert!(summary.contains("the crate uses `rust-mcp-sdk`, which the roots codemod does not rewrite"), "{summary}");
+}
+
+/// An `on_initialized` that asks for the roots itself and does other work too: only the roots part
+/// goes, with the `#[allow(deprecated)]` only it needed; the unused context is renamed, and a second
+/// `fix` changes nothing.
+#[test]
+fn only_the_roots_part_of_on_initialized_goes() {
+    let code = r#"use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::service::{NotificationContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, tool, tool_router};
+use tokio::sync::RwLock;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct Args {
+    /// The file.
+    pub path: String,
+}
+
+#[derive(Clone)]
+pub struct Files {
+    dirs: Arc<RwLock<Vec<PathBuf>>>,
+    started: Arc<AtomicBool>,
+}
+
+impl Files {
+    pub fn new(dirs: Vec<PathBuf>) -> Self {
+        Self { dirs: Arc::new(RwLock::new(dirs)), started: Default::default() }
+    }
+}
+
+#[tool_router]
+impl Files {
+    #[tool(description = "Read")]
+    async fn read(&self, Parameters(a): Parameters<Args>) -> Result<CallToolResult, ErrorData> {
+        let p = PathBuf::from(&a.path);
+        if !self.dirs.read().await.iter().any(|d| p.starts_with(d)) {
+            return Err(ErrorData::invalid_params("outside", None));
+        }
+        Ok(CallToolResult::success(vec![]))
+    }
+}
+
+impl ServerHandler for Files {
+    #[allow(deprecated)]
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.started.store(true, Ordering::SeqCst);
+        // The client's folders are allowed too.
+        if let Ok(listed) = context.peer.list_roots().await {
+            self.dirs.write().await.extend(listed.roots.iter().map(|r| PathBuf::from(r.uri.trim_start_matches("file://"))));
+        }
+    }
+}
+"#;
+    let want = code
+        .replace("    #[allow(deprecated)]\n    async fn on_initialized(&self, context", "    async fn on_initialized(&self, _context")
+        .replace(
+            "        // The client's folders are allowed too.\n        if let Ok(listed) = context.peer.list_roots().await {\n            self.dirs.write().await.extend(listed.roots.iter().map(|r| PathBuf::from(r.uri.trim_start_matches(\"file://\"))));\n        }\n",
+            "",
+        );
+    let (exit, summary, fixed) = fix_one_file_as_is(code);
+    assert_eq!(fixed, want, "{summary}");
+    assert!(summary.contains("removed the roots part of `on_initialized`"), "{summary}");
+    assert_eq!(exit, 0, "{summary}");
+}
+
+/// `fix_one_file` without a forced migration.
+fn fix_one_file_as_is(code: &str) -> (i32, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("Cargo.toml"), MANIFEST).unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), code).unwrap();
+    let args = ["fix", "--unsafe-fixes", "--allow-no-vcs", "--select", "server-roots-request", "."];
+    let out = mcp_lint(dir.path()).args(args).output().unwrap();
+    let fixed = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    mcp_lint(dir.path())
+        .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "--diff", "--select", "server-roots-request", "."])
+        .assert()
+        .stdout(predicate::str::is_empty());
+    (out.status.code().unwrap(), String::from_utf8(out.stderr).unwrap(), fixed)
 }

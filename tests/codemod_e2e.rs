@@ -72,7 +72,9 @@ fn fixed_and_built(name: &str) -> (tempfile::TempDir, PathBuf) {
         .unwrap();
     let stderr = String::from_utf8_lossy(&fix.stderr);
     assert!(matches!(fix.status.code(), Some(0 | 1)), "fix failed: {stderr}");
-    assert!(stderr.contains("changes the tool's public input schema"), "{stderr}");
+    let applied =
+        if name == "sandbox-files" { "stays server configuration" } else { "changes the tool's public input schema" };
+    assert!(stderr.contains(applied), "{stderr}");
     let target = shared_target();
     let build = Command::new(env!("CARGO"))
         .current_dir(&krate)
@@ -94,7 +96,12 @@ struct Server {
 
 impl Server {
     fn start(binary: &Path, cwd: &Path) -> Server {
+        Server::start_with(binary, cwd, &[])
+    }
+
+    fn start_with(binary: &Path, cwd: &Path, args: &[&str]) -> Server {
         let mut child = Command::new(binary)
+            .args(args)
             .current_dir(cwd)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -295,4 +302,31 @@ fn hand_written_call_tool_arms_read_the_directory_from_their_arguments() {
     let reply = server.reply("tools/call", json!({"name": "word_count", "arguments": {"file": "a.txt"}}));
     assert_eq!(reply["error"]["code"], json!(-32602), "{reply}");
     assert!(reply["error"]["message"].as_str().unwrap().contains("missing `path`"), "{reply}");
+}
+
+/// The security case: roots that extend an allow-list seeded from `--allow`. After the fix the
+/// configured list still confines every tool: a path outside it is rejected, one inside is served,
+/// and no tool got a client-chosen directory parameter.
+#[test]
+fn sandbox_tools_still_reject_paths_outside_the_configured_list() {
+    builds_as_written("sandbox-files");
+    let (_keep, binary) = fixed_and_built("sandbox-files");
+    let allowed = folder(&[("ok.txt", "inside")]);
+    let secret = folder(&[("secret.txt", "outside")]);
+    let mut server = Server::start_with(&binary, allowed.path(), &["--allow", &path_str(allowed.path())]);
+    let tools = server.tools();
+    for name in ["read_file", "list_dir"] {
+        let props = tool(&tools, name)["inputSchema"]["properties"].as_object().unwrap().clone();
+        assert_eq!(props.keys().collect::<Vec<_>>(), ["path"], "{name}: no new property");
+    }
+    let inside = allowed.path().join("ok.txt");
+    assert_eq!(server.call("read_file", json!({"path": path_str(&inside)})), "inside");
+    for path in [secret.path().join("secret.txt"), secret.path().to_path_buf()] {
+        for name in ["read_file", "list_dir"] {
+            let reply = server.reply("tools/call", json!({"name": name, "arguments": {"path": path_str(&path)}}));
+            let text = reply.to_string();
+            assert!(text.contains("outside the allowed directories"), "{name} served {}: {text}", path.display());
+            assert!(!text.contains("\"outside\""), "{name} leaked the file: {text}");
+        }
+    }
 }

@@ -24,6 +24,8 @@ pub struct FixRequest {
     pub max_file_size: u64,
     /// `--config`: one configuration file for every file instead of searching upward.
     pub config: Option<PathBuf>,
+    /// `--roots-to`: the roots codemod's migration for every roots use of the run.
+    pub roots_to: Option<crate::config::RootsTo>,
 }
 
 pub fn run(req: FixRequest) -> ExitCode {
@@ -36,7 +38,10 @@ pub fn run(req: FixRequest) -> ExitCode {
     };
     let cli_rules = crate::config::CliRules { select: req.select.clone(), ignore: req.ignore.clone() };
     let settings = match crate::config::Settings::new(&cli_rules, req.config.as_deref()) {
-        Ok(s) => std::sync::Arc::new(s),
+        Ok(mut s) => {
+            s.cli_roots_to = req.roots_to;
+            std::sync::Arc::new(s)
+        }
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);

@@ -228,8 +228,9 @@ pub fn fix_paths(paths: &[PathBuf], opts: &crate::engine::Options, mode: Mode) -
     let prefilter = crate::prefilter::Prefilter::new(&opts.rules, opts.prefilter);
     let contexts = crate::context::CrateContexts::default();
     // The roots codemod works per crate, before the per-file loop (`--unsafe-fixes` only).
-    let codemods = crate::engine::thread_pool(opts)
-        .install(|| codemod::run::prepare(&found.files, &opts.rules, mode, &contexts, opts.max_file_size));
+    let codemods = crate::engine::thread_pool(opts).install(|| {
+        codemod::run::prepare(&found.files, &opts.rules, mode, &contexts, opts.max_file_size, &opts.settings)
+    });
     let results: Vec<Result<Option<FileFix>, crate::diagnostic::Note>> =
         crate::engine::thread_pool(opts).install(|| {
             found
@@ -272,7 +273,7 @@ pub fn fix_paths(paths: &[PathBuf], opts: &crate::engine::Options, mode: Mode) -
     codemods.add_missing(&mut run.files);
     run.notes.extend(codemods.notes);
     run.files.sort_by(|a, b| a.display.cmp(&b.display));
-    codemod::run::explain_remaining(&mut run.files, mode, &contexts, opts.max_file_size);
+    codemod::run::explain_remaining(&mut run.files, mode, &contexts, opts.max_file_size, &opts.settings);
     run
 }
 

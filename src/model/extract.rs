@@ -232,6 +232,8 @@ impl Extract<'_, '_> {
                 .roots
                 .as_ref()
                 .and_then(|(fields, evidence)| super::roots::fn_facts(self.cx, sig, body, fields, *evidence)),
+            // The same gate as the roots facts: no use of a parameter is roots where no file has them.
+            param_dirs: if self.roots.is_some() { super::roots::param_dirs(sig, body) } else { (0, 0) },
         };
         let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new(), locals };
         body_walk.visit_block(body);

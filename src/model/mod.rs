@@ -196,6 +196,10 @@ pub struct FnFact {
     pub request_method_params: u32,
     /// The client's roots in it (`roots::fn_facts`), if any.
     pub roots: Option<Box<roots::RootsFacts>>,
+    /// Path parameters (bits as in `Origins::params`) the body uses as a working directory, and
+    /// those it compares another path against (`roots::param_dirs`): what a root handed to the
+    /// function becomes.
+    pub param_dirs: (u32, u32),
 }
 
 #[derive(Debug, Clone)]

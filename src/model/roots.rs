@@ -150,7 +150,7 @@ fn fields_of(cx: &Cx, file: &syn::File) -> Vec<(String, Elem)> {
     if !roots_search().is_match(&cx.file.text) {
         return Vec::new();
     }
-    let mut stores = Stores { cx, out: Vec::new() };
+    let mut stores = Stores { cx, out: Vec::new(), guards: Vec::new() };
     for_each_fn(&file.items, &mut |sig, body| {
         // A field is recorded only when given a roots list (`Kind::List`); with no fields known yet,
         // that needs a sign of roots in the function's own text.
@@ -196,7 +196,12 @@ fn for_each_fn(items: &[syn::Item], f: &mut dyn FnMut(&syn::Signature, &syn::Blo
 struct Stores<'c, 'a> {
     cx: &'c Cx<'a>,
     out: Vec<(Vec<String>, Kind)>,
+    /// Locals bound to a `self` place (`let mut allowed = self.allowed.write().await`).
+    guards: Vec<(String, Vec<String>)>,
 }
+
+/// Methods that add their argument to a list (`allowed.push(dir)`, `dirs.extend(roots)`).
+const ADD_METHODS: &[&str] = &["push", "extend", "append", "extend_from_slice"];
 
 /// Methods that put their argument into a `self` place (`OnceCell::set`, `Option::replace`, a
 /// `watch::Sender::send`).
@@ -211,7 +216,43 @@ impl Stores<'_, '_> {
         }
     }
 
+    /// `let g = self.place.write().await`: `g` stands for the place.
+    fn bind(&mut self, pat: &Pat, value: &Expr) {
+        let mut v = strip(value);
+        while let Expr::Await(a) = v {
+            v = strip(&a.base);
+        }
+        if let Pat::Ident(p) = strip_pat(pat)
+            && let Some(path) = flow::self_path(v)
+        {
+            self.guards.push((p.ident.to_string(), path));
+        }
+    }
+
     fn see(&mut self, flow: &mut Flow, e: &Expr) {
+        if let Expr::MethodCall(m) = e
+            && ADD_METHODS.iter().any(|n| m.method == n)
+            && m.args.len() == 1
+        {
+            let path = match strip(&m.receiver) {
+                Expr::Path(p) => p
+                    .path
+                    .get_ident()
+                    .and_then(|i| self.guards.iter().rev().find(|(g, _)| i == g))
+                    .map(|(_, path)| path.clone()),
+                other => flow::self_path(other),
+            };
+            if let Some(path) = path {
+                let k = match flow.kind_of(&m.args[0]) {
+                    Some(k) if k.is_list() => Some(k),
+                    Some(Kind::Root) => Some(Kind::List(Elem::Root)),
+                    Some(Kind::RootPath) => Some(Kind::List(Elem::Path)),
+                    Some(Kind::RootStr) => Some(Kind::List(Elem::Str)),
+                    _ => None,
+                };
+                self.record(path, k);
+            }
+        }
         match e {
             Expr::Assign(a) => {
                 if let Some(path) = flow::self_path(&a.left) {
@@ -246,6 +287,10 @@ impl Sink for Stores<'_, '_> {
         self.cx.macro_body(m)
     }
 
+    fn pat(&mut self, _flow: &mut Flow, pat: &Pat, value: &Expr) {
+        self.bind(pat, value);
+    }
+
     fn expr(&mut self, flow: &mut Flow, e: &Expr) {
         self.see(flow, e);
     }
@@ -268,6 +313,9 @@ pub enum Purpose {
     Containment,
     /// Given whole to another function or component.
     PassedOn,
+    /// One root (or a path made from one) given to another function as argument `arg`: what that
+    /// function does with its parameter decides (`FnFact::param_dirs`).
+    Handed { arg: u8 },
 }
 
 /// A value a function cannot place itself, kept for the crate model.
@@ -294,6 +342,13 @@ pub struct RootsUse {
     /// function tests a path separator somewhere (a boundary check may complete the prefix).
     pub string_prefix: bool,
     pub separator_tested: bool,
+    /// For `PassedOn`: the function or method it is given to, by its name (`configure`,
+    /// `Plugins::load`), and as which argument.
+    pub callee: Option<String>,
+    pub arg: Option<u8>,
+    /// The used value is a helper's result (`Kind::Source`) used as one directory (`dir.join(..)`,
+    /// `fs::read_dir(&dir)`): it is the client's roots only when the helper returns one root.
+    pub promoted: bool,
 }
 
 /// The roots facts of one function.
@@ -309,11 +364,14 @@ pub struct RootsFacts {
     pub stores: Vec<(Vec<String>, Kind)>,
     /// What it returns, when that is a roots list or a source.
     pub returns: Option<Kind>,
+    /// What it returns, when that is one root or a path or string made from one (`Ok(PathBuf::from(
+    /// first.uri…))`).
+    pub returns_item: Option<Kind>,
 }
 
 impl RootsFacts {
     fn is_empty(&self) -> bool {
-        self.uses.is_empty() && self.stores.is_empty() && self.returns.is_none()
+        self.uses.is_empty() && self.stores.is_empty() && self.returns.is_none() && self.returns_item.is_none()
     }
 }
 
@@ -336,7 +394,7 @@ pub fn fn_facts(
         cx,
         body,
         out: RootsFacts::default(),
-        stores: Stores { cx, out: Vec::new() },
+        stores: Stores { cx, out: Vec::new(), guards: Vec::new() },
         len_checked: None,
         emptiness_tests: HashSet::new(),
         separator_tested: None,
@@ -421,7 +479,19 @@ impl Uses<'_, '_, '_> {
         let list_range = self.cx.node_range(base_of(list));
         let shown = flow::compact(self.cx.text(range.clone()));
         let (string_prefix, separator_tested) = (false, false);
-        self.out.uses.push(RootsUse { purpose, of, range, list_range, shown, string_prefix, separator_tested });
+        let (callee, arg) = (None, None);
+        self.out.uses.push(RootsUse {
+            purpose,
+            of,
+            range,
+            list_range,
+            shown,
+            string_prefix,
+            separator_tested,
+            callee,
+            arg,
+            promoted: false,
+        });
     }
 
     fn checked(&mut self, list: &Expr) -> bool {
@@ -432,6 +502,19 @@ impl Uses<'_, '_, '_> {
     /// A root or a path made from one (or from a source's element).
     fn rooted_item(k: Option<Kind>) -> Option<Kind> {
         k.filter(|k| matches!(k, Kind::Root | Kind::RootPath | Kind::RootStr | Kind::RootNamed | Kind::SourceItem(_)))
+    }
+
+    /// `rooted_item`, or a helper's result used as one directory (recorded `promoted`).
+    fn dir_item(k: Option<Kind>) -> Option<(Kind, bool)> {
+        match k {
+            Some(Kind::Source(i)) => Some((Kind::Source(i), true)),
+            k => Self::rooted_item(k).map(|k| (k, false)),
+        }
+    }
+
+    fn record_dir(&mut self, purpose: Purpose, (of, promoted): (Kind, bool), range: Range<usize>, list: &Expr) {
+        self.record(purpose, of, range, list);
+        self.out.uses.last_mut().expect("just recorded").promoted = promoted;
     }
 
     fn pick(&mut self, flow: &mut Flow, e: &Expr, m: &syn::ExprMethodCall) {
@@ -475,12 +558,12 @@ impl Uses<'_, '_, '_> {
         self.pick(flow, e, m);
         let name = m.method.to_string();
         if DIR_METHODS.contains(&name.as_str()) {
-            if let Some(k) = Self::rooted_item(flow.kind_of(&m.receiver)) {
-                self.record(Purpose::WorkingDir, k, method_call_range(self.cx, m), &m.receiver);
+            if let Some(k) = Self::dir_item(flow.kind_of(&m.receiver)) {
+                self.record_dir(Purpose::WorkingDir, k, method_call_range(self.cx, m), &m.receiver);
             }
         } else if name == "current_dir" && m.args.len() == 1 {
-            if let Some(k) = Self::rooted_item(flow.kind_of(&m.args[0])) {
-                self.record(Purpose::WorkingDir, k, method_call_range(self.cx, m), &m.args[0]);
+            if let Some(k) = Self::dir_item(flow.kind_of(&m.args[0])) {
+                self.record_dir(Purpose::WorkingDir, k, method_call_range(self.cx, m), &m.args[0]);
             }
         } else if (name == "starts_with" || name == "strip_prefix") && m.args.len() == 1 {
             // `uri.starts_with("file://")` tests a scheme, not a containment.
@@ -509,20 +592,28 @@ impl Uses<'_, '_, '_> {
                 return;
             }
             let cx = self.cx;
-            self.passed_on(flow, &m.args.iter().collect::<Vec<_>>(), || method_call_range(cx, m));
+            self.passed_on(flow, &m.args.iter().collect::<Vec<_>>(), || method_call_range(cx, m), name);
         }
     }
 
     /// A roots list given whole as an argument.
     /// `range`: the call's, worked out only for a list passed (most calls pass none, and a
     /// node's range prints it to tokens).
-    fn passed_on(&mut self, flow: &mut Flow, args: &[&Expr], range: impl Fn() -> Range<usize>) {
-        for arg in args {
+    fn passed_on(&mut self, flow: &mut Flow, args: &[&Expr], range: impl Fn() -> Range<usize>, callee: String) {
+        for (i, arg) in args.iter().enumerate() {
             if matches!(strip(arg), Expr::Closure(_)) {
+                continue;
+            }
+            if let Some(k) = Self::rooted_item(flow.kind_of(arg))
+                && let Ok(arg) = u8::try_from(i)
+            {
+                self.record(Purpose::Handed { arg }, k, range(), args[i]);
                 continue;
             }
             if let Some(k) = flow.kind_of(arg).filter(|k| k.is_list()) {
                 self.record(Purpose::PassedOn, k, range(), arg);
+                let u = self.out.uses.last_mut().expect("just recorded");
+                (u.callee, u.arg) = (Some(callee.clone()), u8::try_from(i).ok());
             }
         }
     }
@@ -559,14 +650,15 @@ impl Sink for Uses<'_, '_, '_> {
                 let range = || cx.node_range(e);
                 if DIR_CALLS.iter().any(|tail| crate::rust::syntax::path_ends_with(&p.path, tail))
                     && let Some(arg) = c.args.first()
-                    && let Some(k) = Self::rooted_item(flow.kind_of(arg))
+                    && let Some(k) = Self::dir_item(flow.kind_of(arg))
                 {
-                    self.record(Purpose::WorkingDir, k, range(), arg);
+                    self.record_dir(Purpose::WorkingDir, k, range(), arg);
                     return;
                 }
                 let wraps = ["Some", "Ok", "Err", "Box", "Arc", "Rc", "PathBuf", "Path", "String"];
                 if !p.path.segments.iter().any(|s| wraps.iter().any(|w| s.ident == w)) {
-                    self.passed_on(flow, &c.args.iter().collect::<Vec<_>>(), range);
+                    let callee = p.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
+                    self.passed_on(flow, &c.args.iter().collect::<Vec<_>>(), range, callee);
                 }
             }
             _ => {}
@@ -574,6 +666,7 @@ impl Sink for Uses<'_, '_, '_> {
     }
 
     fn pat(&mut self, flow: &mut Flow, pat: &Pat, value: &Expr) {
+        self.stores.bind(pat, value);
         // `let [first, ..] = roots.as_slice()`, `if let [root, ..] = &listed.roots[..]`.
         let Pat::Slice(s) = strip_pat(pat) else { return };
         let first_binds = s.elems.first().is_some_and(|p| matches!(strip_pat(p), Pat::Ident(_)));
@@ -589,6 +682,9 @@ impl Sink for Uses<'_, '_, '_> {
     }
 
     fn returned(&mut self, flow: &mut Flow, value: &Expr) {
+        if let Some(k) = flow.kind_of(value).filter(|k| matches!(k, Kind::Root | Kind::RootPath | Kind::RootStr)) {
+            self.out.returns_item = Some(k);
+        }
         if let Some(k) = flow.kind_of(value).filter(|k| k.is_list()) {
             self.out.returns = match self.out.returns {
                 None => Some(k),
@@ -729,6 +825,8 @@ pub struct RootsFlow {
     places: Vec<(TypeKey, Vec<String>, FnId, Elem)>,
     /// Functions that return a roots list, with its elements.
     returning: HashMap<FnId, Elem>,
+    /// Functions that return one root (or a path or string made from one).
+    returning_item: HashMap<FnId, Elem>,
 }
 
 const DEPTH: usize = 6;
@@ -757,6 +855,13 @@ impl RootsFlow {
                     && let Some((_, elem)) = flow.resolve(model, id, facts, k)
                 {
                     flow.returning.insert(id, elem);
+                    changed = true;
+                }
+                if let Some(k) = facts.returns_item
+                    && !flow.returning_item.contains_key(&id)
+                    && let Some((_, elem)) = flow.resolve(model, id, facts, k)
+                {
+                    flow.returning_item.insert(id, elem);
                     changed = true;
                 }
             }
@@ -806,6 +911,16 @@ impl RootsFlow {
         }
     }
 
+    /// A helper's result (`Kind::Source` of a call) used as one directory: the client's roots when
+    /// every function the call may reach returns one root.
+    fn resolve_item(&self, model: &CrateModel, id: FnId, facts: &RootsFacts, kind: Kind) -> Option<(Via, Elem)> {
+        let SourceFact::Call(range) = facts.sources.get(kind.source()? as usize)? else { return None };
+        let index = model.func(id).calls.iter().position(|c| c.range == *range)?;
+        let callees: Vec<FnId> = model.callees_of(id).iter().filter(|(i, _)| *i == index).map(|(_, to)| *to).collect();
+        let elems: Vec<Elem> = callees.iter().filter_map(|c| self.returning_item.get(c).copied()).collect();
+        (!callees.is_empty() && elems.len() == callees.len()).then(|| (Via::Helper(callees[0]), elems[0]))
+    }
+
     /// Every use of the client's roots in the crate, in model order: those a function shows
     /// itself, and those through places and helpers the model resolved.
     pub fn uses<'m>(&'m self, model: &'m CrateModel) -> impl Iterator<Item = ResolvedUse<'m>> + 'm {
@@ -817,7 +932,11 @@ impl RootsFlow {
         let facts = model.func(id).roots.as_deref();
         facts.into_iter().flat_map(move |facts| {
             facts.uses.iter().filter_map(move |u| {
-                let (via, elem) = self.resolve(model, id, facts, u.of)?;
+                let (via, elem) = if u.promoted {
+                    self.resolve_item(model, id, facts, u.of)?
+                } else {
+                    self.resolve(model, id, facts, u.of)?
+                };
                 Some(ResolvedUse { fn_: id, use_: u, via, elem })
             })
         })
@@ -837,9 +956,15 @@ impl RootsFlow {
     /// What a function does with the roots it uses: working directory, allow-list, passed on, or
     /// unknown (see `RootsPurpose`).
     pub fn purpose(&self, model: &CrateModel, id: FnId) -> RootsPurpose {
+        self.purpose_in(model, &[id])
+    }
+
+    /// `purpose` of several functions taken together (a tool and the helpers it calls, the tools
+    /// reading one cache).
+    pub fn purpose_in(&self, model: &CrateModel, ids: &[FnId]) -> RootsPurpose {
         let mut seen: HashMap<Purpose, usize> = HashMap::new();
-        for u in self.uses_in(model, id) {
-            *seen.entry(u.use_.purpose).or_default() += 1;
+        for u in ids.iter().flat_map(|&id| self.uses_in(model, id)) {
+            *seen.entry(handed_purpose(model, &u).unwrap_or(u.use_.purpose)).or_default() += 1;
         }
         let has = |p| seen.contains_key(&p);
         match (has(Purpose::WorkingDir), has(Purpose::Containment), has(Purpose::PassedOn)) {
@@ -849,6 +974,178 @@ impl RootsFlow {
             _ => RootsPurpose::Unknown,
         }
     }
+}
+
+impl RootsFlow {
+    /// Whether any of the functions compares a path against the roots (`starts_with`,
+    /// `strip_prefix`, `.contains(..)`): the roots confine what a tool may touch, whatever else the
+    /// code does with them.
+    pub fn compares(&self, model: &CrateModel, ids: &[FnId]) -> bool {
+        self.uses(model).any(|u| {
+            ids.contains(&u.fn_) && handed_purpose(model, &u).unwrap_or(u.use_.purpose) == Purpose::Containment
+        })
+    }
+
+    /// What the functions pass the whole roots list on to, by callee name (sorted, once each).
+    pub fn passed_to(&self, model: &CrateModel, ids: &[FnId]) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .uses(model)
+            .filter(|u| ids.contains(&u.fn_) && handed_purpose(model, u).unwrap_or(u.use_.purpose) == Purpose::PassedOn)
+            .filter_map(|u| u.use_.callee.clone())
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+/// What a root (or the list) handed to a function of the crate becomes there: a working
+/// directory or a containment check by the callee's own use of that parameter (`None` for any
+/// other use).
+fn handed_purpose(model: &CrateModel, u: &ResolvedUse) -> Option<Purpose> {
+    let arg = match u.use_.purpose {
+        Purpose::Handed { arg } => arg,
+        Purpose::PassedOn => u.use_.arg?,
+        _ => return None,
+    };
+    let f = model.func(u.fn_);
+    let index = f.calls.iter().position(|c| c.range.end == u.use_.range.end)?;
+    let bit = 1u32.checked_shl(u32::from(arg))?;
+    let mut out = None;
+    for (_, to) in model.callees_of(u.fn_).iter().filter(|(i, _)| *i == index) {
+        let (dirs, compared) = model.func(*to).param_dirs;
+        if compared & bit != 0 {
+            return Some(Purpose::Containment);
+        }
+        if dirs & bit != 0 {
+            out = Some(Purpose::WorkingDir);
+        }
+    }
+    Some(out.unwrap_or(u.use_.purpose))
+}
+
+/// Which path parameters of a function (bits as in `Origins::params`) its body uses as a working
+/// directory (`dir.join(..)`, `fs::read_dir(dir)`, `WalkDir::new(dir)`, `.current_dir(dir)`, also
+/// through `let d = Path::new(dir)`), and which it compares another path against (`p.starts_with(dir)`,
+/// `p.strip_prefix(dir)`, `dir.starts_with(p)`). Only parameters whose type names a path or a string.
+pub fn param_dirs(sig: &syn::Signature, body: &syn::Block) -> (u32, u32) {
+    let mut names: Vec<(String, u32)> = Vec::new();
+    let mut i = 0u32;
+    for input in &sig.inputs {
+        let syn::FnArg::Typed(t) = input else { continue };
+        let ty = quote::ToTokens::to_token_stream(&t.ty).to_string();
+        if let Pat::Ident(p) = strip_pat(&t.pat)
+            && ["Path", "str", "String", "Root"].iter().any(|t| ty.contains(t))
+            && let Some(bit) = 1u32.checked_shl(i)
+        {
+            names.push((p.ident.to_string(), bit));
+        }
+        i += 1;
+    }
+    if names.is_empty() {
+        return (0, 0);
+    }
+    struct V {
+        names: Vec<(String, u32)>,
+        dirs: u32,
+        compared: u32,
+    }
+    impl V {
+        /// The parameter bit of an expression that is a parameter (or an alias), through `&`,
+        /// `Path::new(..)`, `PathBuf::from(..)`, `.as_ref()`, `.to_path_buf()`, `.as_path()`.
+        fn bit(&self, e: &Expr) -> u32 {
+            match strip(e) {
+                Expr::Path(p) => p
+                    .path
+                    .get_ident()
+                    .and_then(|i| self.names.iter().rev().find(|(n, _)| i == n))
+                    .map_or(0, |(_, b)| *b),
+                Expr::Reference(r) => self.bit(&r.expr),
+                // A root's `uri`.
+                Expr::Field(f) if matches!(&f.member, syn::Member::Named(n) if n == "uri") => self.bit(&f.base),
+                Expr::Call(c) if c.args.len() == 1 => {
+                    let f = quote::ToTokens::to_token_stream(&c.func).to_string().replace(' ', "");
+                    if f.ends_with("Path::new") || f.ends_with("PathBuf::from") { self.bit(&c.args[0]) } else { 0 }
+                }
+                Expr::MethodCall(m)
+                    if m.args.is_empty()
+                        && ["as_ref", "to_path_buf", "as_path", "clone", "to_owned"].iter().any(|n| m.method == n) =>
+                {
+                    self.bit(&m.receiver)
+                }
+                _ => 0,
+            }
+        }
+    }
+    impl V {
+        /// `pat` binds the elements of `list` (`for d in dirs`, `dirs.iter().any(|d| …)`).
+        fn alias_items(&mut self, pat: &Pat, list: &Expr) {
+            let mut e = strip(list);
+            while let Expr::MethodCall(m) = e
+                && m.args.is_empty()
+                && ["iter", "into_iter", "read", "lock", "unwrap"].iter().any(|n| m.method == n)
+            {
+                e = strip(&m.receiver);
+            }
+            let b = self.bit(e);
+            let pat = match strip_pat(pat) {
+                Pat::Reference(r) => strip_pat(&r.pat),
+                p => p,
+            };
+            if b != 0
+                && let Pat::Ident(p) = pat
+            {
+                self.names.push((p.ident.to_string(), b));
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for V {
+        fn visit_local(&mut self, l: &'ast syn::Local) {
+            if let (Pat::Ident(p), Some(init)) = (strip_pat(&l.pat), &l.init) {
+                let b = self.bit(&init.expr);
+                if b != 0 {
+                    self.names.push((p.ident.to_string(), b));
+                }
+            }
+            visit::visit_local(self, l);
+        }
+        fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+            self.alias_items(&f.pat, &f.expr);
+            visit::visit_expr_for_loop(self, f);
+        }
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            let name = m.method.to_string();
+            // `dirs.iter().any(|d| …)`: `d` is an element of the parameter.
+            if let Some(Expr::Closure(c)) = m.args.first().map(strip)
+                && let Some(p) = c.inputs.first()
+            {
+                self.alias_items(p, &m.receiver);
+            }
+            if DIR_METHODS.contains(&name.as_str()) {
+                self.dirs |= self.bit(&m.receiver);
+            } else if name == "current_dir" && m.args.len() == 1 {
+                self.dirs |= self.bit(&m.args[0]);
+            } else if (name == "starts_with" || name == "strip_prefix")
+                && m.args.len() == 1
+                && !matches!(strip(&m.args[0]), Expr::Lit(_))
+            {
+                self.compared |= self.bit(&m.args[0]) | self.bit(&m.receiver);
+            }
+            visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            if let Expr::Path(p) = strip(&c.func)
+                && DIR_CALLS.iter().any(|tail| crate::rust::syntax::path_ends_with(&p.path, tail))
+                && let Some(a) = c.args.first()
+            {
+                self.dirs |= self.bit(a);
+            }
+            visit::visit_expr_call(self, c);
+        }
+    }
+    let mut v = V { names, dirs: 0, compared: 0 };
+    v.visit_block(body);
+    (v.dirs, v.compared)
 }
 
 /// A place `owner.path` as seen from the deepest struct of the crate it lies in: `self.inner.roots`
@@ -983,7 +1280,49 @@ mod tests {
         assert_eq!(purpose("workdir"), RootsPurpose::WorkingDir);
         assert_eq!(purpose("sandbox"), RootsPurpose::AllowList);
         assert_eq!(purpose("hand_over"), RootsPurpose::PassedOn);
+        assert_eq!(flow.passed_to(&model, &[model.fn_by_path(&["hand_over"]).unwrap()]), ["configure"]);
         assert_eq!(purpose("nothing"), RootsPurpose::Unknown);
+    }
+
+    /// What a root becomes in the crate function it is handed to, a list pushed through a write
+    /// guard, and a helper returning one root: issue #17's shapes for the codemod.
+    #[test]
+    fn purposes_through_callees_guards_and_returned_roots() {
+        let model = model_of(&[
+            (
+                "src/lib.rs",
+                "use rmcp::model::ListRootsResult;\n\
+                 pub struct S { allowed: RwLock<Vec<PathBuf>> }\n\
+                 impl S {\n\
+                 async fn add(&self, peer: &Peer<RoleServer>) { let listed = peer.list_roots().await.unwrap();\n\
+                     let mut g = self.allowed.write().await; for r in &listed.roots { g.push(PathBuf::from(&r.uri)); } }\n\
+                 async fn read(&self, p: &Path) -> bool { self.allowed.read().await.iter().any(|d| p.starts_with(d)) }\n\
+                 async fn first(peer: &Peer<RoleServer>) -> Result<PathBuf, E> { let l = peer.list_roots().await?;\n\
+                     let r = l.roots.first().ok_or(E)?; Ok(PathBuf::from(&r.uri)) }\n\
+                 async fn notes(&self, peer: &Peer<RoleServer>) { let dir = Self::first(peer).await.unwrap(); let _ = std::fs::read_dir(&dir); }\n\
+                 fn walk(listed: ListRootsResult) { let r = listed.roots.first().unwrap(); crate::fsx::files_in(Path::new(&r.uri)); }\n\
+                 fn guard(listed: ListRootsResult, p: &Path) -> bool { crate::fsx::inside(&listed.roots, p) }\n\
+                 }\n",
+            ),
+            (
+                "src/fsx.rs",
+                "pub fn files_in(dir: &Path) { let _ = std::fs::read_dir(dir); }\n\
+                 pub fn inside(dirs: &[Root], p: &Path) -> bool { dirs.iter().any(|d| p.starts_with(&d.uri)) }\n",
+            ),
+        ]);
+        let flow = model.roots();
+        let id = |name: &str| model.fn_by_path(&["S", name]).unwrap();
+        assert_eq!(flow.purpose(&model, id("read")), RootsPurpose::AllowList, "through the guard's push");
+        assert_eq!(flow.purpose(&model, id("notes")), RootsPurpose::WorkingDir, "a helper returning one root");
+        assert_eq!(flow.purpose(&model, id("walk")), RootsPurpose::WorkingDir, "handed to `files_in`");
+        assert!(flow.compares(&model, &[id("guard")]), "the list handed to `inside`, which compares");
+        assert!(flow.passed_to(&model, &[id("guard")]).is_empty());
+        assert_eq!(param_dirs_of(&model, &["fsx", "files_in"]), (1, 0));
+        assert_eq!(param_dirs_of(&model, &["fsx", "inside"]), (0, 0b11), "both sides of the check");
+    }
+
+    fn param_dirs_of(model: &CrateModel, path: &[&str]) -> (u32, u32) {
+        model.func(model.fn_by_path(path).unwrap()).param_dirs
     }
 
     /// A list the crate never fills with roots, and a helper of another crate, stay unknown.

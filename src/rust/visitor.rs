@@ -277,7 +277,7 @@ impl<'ast> Visit<'ast> for RuleVisitor<'_, '_> {
 }
 
 /// SDKs named by the file's `use` declarations (`use rmcp::…`, `use rust_mcp_sdk::…`).
-fn imported_sdks(file: &syn::File) -> Vec<Sdk> {
+pub(crate) fn imported_sdks(file: &syn::File) -> Vec<Sdk> {
     let mut out = Vec::new();
     for item in &file.items {
         if let syn::Item::Use(u) = item {

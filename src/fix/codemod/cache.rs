@@ -18,7 +18,7 @@ use crate::diagnostic::Edit;
 
 /// What the cache holds per directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Elem {
+pub(super) enum Elem {
     PathBuf,
     String,
 }
@@ -41,6 +41,20 @@ pub fn stored_field(site: &FnSite) -> Option<String> {
     let mut find = Find(None);
     find.visit_block(site.block);
     find.0
+}
+
+/// The functions other than `refresh` that read `self.<field>`: the tools whose roots use decides
+/// the migration.
+pub fn readers(index: &Index, refresh: &FnSite, field: &str) -> Vec<usize> {
+    let refresh_name = refresh.name();
+    index
+        .fns
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| !std::ptr::eq(*f, refresh) && !f.mentions(&refresh_name))
+        .filter(|(_, f)| f.mentions(field) && uses_self_field(f.block, field))
+        .map(|(i, _)| i)
+        .collect()
 }
 
 pub struct CachePlan {
@@ -136,7 +150,7 @@ pub fn plan_cache(
 }
 
 /// `Arc<RwLock<Vec<PathBuf>>>`, `Mutex<Vec<String>>`, …
-fn cache_elem(ty: &syn::Type) -> Option<Elem> {
+pub(super) fn cache_elem(ty: &syn::Type) -> Option<Elem> {
     let mut ty = ty;
     loop {
         let syn::Type::Path(p) = ty else { return None };
@@ -162,7 +176,7 @@ fn cache_elem(ty: &syn::Type) -> Option<Elem> {
     }
 }
 
-fn uses_self_field(block: &syn::Block, field: &str) -> bool {
+pub(super) fn uses_self_field(block: &syn::Block, field: &str) -> bool {
     struct Find<'f>(&'f str, bool);
     impl<'ast> Visit<'ast> for Find<'_> {
         fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
@@ -178,7 +192,7 @@ fn uses_self_field(block: &syn::Block, field: &str) -> bool {
 }
 
 /// A range and the comma after it (or, for a last item without one, the comma before it).
-fn with_comma(src: &Src, range: Range<usize>) -> Range<usize> {
+pub(super) fn with_comma(src: &Src, range: Range<usize>) -> Range<usize> {
     let after = skip_ws(src.text, range.end);
     if src.text.as_bytes().get(after) == Some(&b',') {
         return deletion(src.text, range.start..after + 1);
@@ -254,7 +268,7 @@ fn handler_cleanup(src: &Src, site: &FnSite, refresh: &str) -> Vec<Edit> {
 }
 
 /// `self.clone()`, `context.peer.clone()`, `Arc::clone(&self.x)`: copies with no other effect.
-fn is_plain_clone(e: &Expr) -> bool {
+pub(super) fn is_plain_clone(e: &Expr) -> bool {
     let text = e.to_token_stream().to_string();
     match e {
         Expr::MethodCall(m) => m.method == "clone" && m.args.is_empty() && !text.contains("await"),

@@ -4,7 +4,12 @@
 //! It works on a whole crate, because a tool's `Parameters<T>` struct, a helper that fetches the
 //! roots and a cache of them often live in other files than the tool. Per crate:
 //!
-//! 1. parse every Rust file and find the functions that call `list_roots()` (server code only);
+//! 1. parse every Rust file and find the functions that call `list_roots()` (server code only), and
+//!    ask the crate model what each use of the roots is for (`purpose`): a working directory gets
+//!    the rewrite below; an allow-list stays server configuration (`allow`: the configured list
+//!    stays, the client's refresh goes, and it never becomes a tool parameter); roots passed on
+//!    whole or of unknown use are left with the reason (`why` words the reasons of findings the
+//!    codemod does not even consider);
 //! 2. rewrite each tool that reads the roots (`lookup` for the body, `tool` for the parameter):
 //!    shape A, a tool that asks itself; shape C, a tool that calls a helper asking for them (the
 //!    helper goes when no one else calls it); shape B, tools reading a cache that
@@ -18,14 +23,17 @@
 //!
 //! A tool, helper or cache the codemod cannot rewrite safely is left as it is, with the reason.
 
+pub mod allow;
 pub mod cache;
 pub mod companion;
 pub mod handler;
 pub mod index;
 pub mod lookup;
+pub mod purpose;
 pub mod run;
 pub mod text;
 pub mod tool;
+pub mod why;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
@@ -35,8 +43,10 @@ use syn::visit::Visit;
 
 use self::index::{FnSite, Index, ParsedFile};
 use self::lookup::{HelperInline, Refusal, Rewriter};
+use self::purpose::{Migration, Purposes};
 use self::text::{Src, collide, deletion, mentions_ident};
 use self::tool::{Derives, FileEdits, NewParam, ToolPlan, plan_tool};
+use crate::config::RootsTo;
 use crate::diagnostic::Edit;
 use crate::rust::parse::parse_rust;
 use crate::source::FileKind;
@@ -103,12 +113,18 @@ fn derives_of(manifest: Option<&Path>) -> Derives {
 /// Plans the codemod for one crate's files. Nothing is written; call on one thread (spans of the
 /// parsed files live until the end, then are released).
 pub fn plan_crate(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
-    let out = plan(files, manifest);
+    plan_crate_with(files, manifest, None)
+}
+
+/// `plan_crate` with the migration `roots_to` forces (`fix --roots-to`, `roots-to` in the
+/// configuration); `None` lets the crate model's classification of each use decide.
+pub fn plan_crate_with(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>) -> CrateOutcome {
+    let out = plan(files, manifest, roots_to);
     proc_macro2::extra::invalidate_current_thread_spans();
     out
 }
 
-fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
+fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>) -> CrateOutcome {
     let mut out = CrateOutcome::default();
     let texts: Vec<String> = files.iter().map(|f| f.text.clone()).collect();
     let parsed: Vec<Option<ParsedFile>> = files
@@ -122,6 +138,8 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
     let index = Index::build(&parsed, &texts);
     let derives = derives_of(manifest);
     let tool_defs = handler::tool_defs(&parsed);
+    let purposes = Purposes::build(files, &parsed, &index, &bases, manifest.and_then(Path::parent));
+    let krate = allow::Krate::of(manifest);
 
     // The functions that request the roots, with the ranges of their requests.
     let mut calls: Vec<(usize, Vec<Range<usize>>)> = Vec::new();
@@ -161,10 +179,44 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
     for (fi, _) in &calls {
         let site = &index.fns[*fi];
         let src = Src { text: &texts[site.file], base: bases[site.file] };
-        if let Some(field) = cache::stored_field(site) {
-            match cache::plan_cache(&index, &texts, &bases, site, &field, &derives) {
-                Ok(plan) => units.push(Unit::Cache { refresh: *fi, plan }),
-                Err(r) => refuse_fn(&mut out, *fi, r.reason),
+        if purposes.is_test(*fi, site) {
+            refuse_fn(
+                &mut out,
+                *fi,
+                format!(
+                    "it is in the test `{}`: the codemod migrates server code, not tests; update the test once the \
+                     server no longer asks for roots",
+                    site.name()
+                ),
+            );
+            continue;
+        }
+        if let Some(field) = cache::stored_field(site).filter(|f| purposes.stores_roots_in(*fi, f)) {
+            let readers = cache::readers(&index, site, &field);
+            if readers.is_empty() {
+                let why = allow::init_only(&index, *fi).unwrap_or_else(|| {
+                    format!("the roots are stored in `self.{field}`, which no other function of the crate reads")
+                });
+                refuse_fn(&mut out, *fi, why);
+                continue;
+            }
+            let mut fns = readers.clone();
+            fns.push(*fi);
+            let what = allow::readers_phrase(&index, &readers, &field);
+            let seed = allow::seed(&index, &texts, &bases, site, &field, &krate);
+            match purposes.migration(&fns, &what, roots_to, seed.clone().map(|_| ())) {
+                Migration::Param => match cache::plan_cache(&index, &texts, &bases, site, &field, &derives) {
+                    Ok(plan) => units.push(Unit::Cache { refresh: *fi, plan }),
+                    Err(r) => refuse_fn(&mut out, *fi, r.reason),
+                },
+                Migration::Config => {
+                    let seed = seed.unwrap_or_default();
+                    match allow::plan_allow(&index, &texts, &bases, site, &field, &seed) {
+                        Ok(plan) => units.push(Unit::Allow { refresh: *fi, plan }),
+                        Err(r) => refuse_fn(&mut out, *fi, r.reason),
+                    }
+                }
+                Migration::Leave(why) => refuse_fn(&mut out, *fi, why),
             }
         } else if site.is_tool {
             tool_jobs.entry(*fi).or_default();
@@ -183,6 +235,10 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
             let name = site.name();
             let callers: Vec<usize> =
                 index.fns.iter().enumerate().filter(|(j, f)| *j != *fi && f.mentions(&name)).map(|(j, _)| j).collect();
+            if let Some(why) = allow::init_only(&index, *fi) {
+                refuse_fn(&mut out, *fi, why);
+                continue;
+            }
             let inline = match lookup::helper_inline(&src, site.sig, site.block) {
                 Ok(h) => h,
                 // A method doing one hand-written tool's work, called by the handler with the context.
@@ -234,13 +290,22 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
     let mut rewritten: HashSet<usize> = HashSet::new();
     for (ti, helper_map) in &tool_jobs {
         let site = &index.fns[*ti];
-        match rewrite_tool(&index, &texts, &bases, site, helper_map, &derives) {
+        let mut fns = vec![*ti];
+        fns.extend(helpers.iter().filter(|(_, callers)| callers.contains(ti)).map(|(h, _)| *h));
+        let what = format!("the tool `{}`", site.name());
+        let planned = match purposes.migration(&fns, &what, roots_to, Err(allow::NO_CONFIG.into())) {
+            Migration::Param => rewrite_tool(&index, &texts, &bases, site, helper_map, &derives),
+            // Not offered without a configured list; refused all the same.
+            Migration::Config => Err(Refusal { range: 0..0, reason: format!("{what}: {}", allow::NO_CONFIG) }),
+            Migration::Leave(why) => Err(Refusal { range: 0..0, reason: why }),
+        };
+        match planned {
             Ok(plan) => {
                 rewritten.insert(*ti);
                 units.push(Unit::Tool { tool: *ti, plan });
             }
             Err(r) => {
-                let reason = format!("the tool `{}`: {}", site.name(), r.reason);
+                let reason = if r.reason.starts_with(&what) { r.reason } else { format!("{what}: {}", r.reason) };
                 if calls.iter().any(|(i, _)| i == ti) {
                     refuse_fn(&mut out, *ti, reason.clone());
                 }
@@ -255,7 +320,16 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
     // Hand-written `call_tool` handlers, each whole or not at all.
     let crate_view = handler::Crate { index: &index, texts: &texts, bases: &bases, tools: &tool_defs };
     for (hi, job) in &handler_jobs {
-        match handler::plan_handler(&crate_view, &index.fns[*hi], job) {
+        let mut fns = vec![*hi];
+        fns.extend(job.methods.iter().copied());
+        fns.extend(helpers.iter().filter(|(_, callers)| callers.contains(hi)).map(|(h, _)| *h));
+        let what = "the hand-written `call_tool` handler";
+        let planned = match purposes.migration(&fns, what, roots_to, Err(allow::NO_CONFIG.into())) {
+            Migration::Param => handler::plan_handler(&crate_view, &index.fns[*hi], job),
+            Migration::Config => Err(Refusal { range: 0..0, reason: format!("{what}: {}", allow::NO_CONFIG) }),
+            Migration::Leave(why) => Err(Refusal { range: 0..0, reason: why }),
+        };
+        match planned {
             Ok(plan) => {
                 rewritten.insert(*hi);
                 units.push(Unit::Handler { handler: *hi, plan });
@@ -348,6 +422,11 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
             }
             Unit::Helper { helper, .. } => {
                 removed_names.insert(index.fns[helper].name());
+            }
+            Unit::Allow { refresh, plan } => {
+                removed_names.insert(index.fns[refresh].name());
+                removed_names.extend(plan.removed.iter().cloned());
+                out.applied.push(plan.title.clone());
             }
             Unit::Handler { handler, plan } => {
                 import_helpers(handler, plan.file);
@@ -476,6 +555,7 @@ enum Unit {
     Cache { refresh: usize, plan: cache::CachePlan },
     Helper { helper: usize, edit: (usize, Edit) },
     Handler { handler: usize, plan: handler::HandlerPlan },
+    Allow { refresh: usize, plan: allow::AllowPlan },
 }
 
 impl Unit {
@@ -487,6 +567,7 @@ impl Unit {
             }
             Unit::Helper { edit, .. } => vec![edit.clone()],
             Unit::Handler { plan, .. } => plan.edits.clone(),
+            Unit::Allow { plan, .. } => plan.edits.clone(),
         }
     }
 
@@ -496,6 +577,7 @@ impl Unit {
             Unit::Cache { refresh, .. } => (*refresh, "the roots cache"),
             Unit::Helper { helper, .. } => (*helper, "the helper"),
             Unit::Handler { handler, .. } => (*handler, "the `call_tool` handler"),
+            Unit::Allow { refresh, .. } => (*refresh, "the allow-list migration"),
         }
     }
 }

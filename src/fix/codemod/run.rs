@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::{CrateFile, CrateOutcome, crate_files, plan_crate};
+use super::{CrateFile, CrateOutcome, crate_files, plan_crate_with};
+use crate::config::Settings;
 use crate::context::CrateContexts;
 use crate::diagnostic::{Applicability, Note};
 use crate::fix::{FileFix, Mode};
@@ -68,6 +69,7 @@ pub fn prepare(
     mode: Mode,
     contexts: &CrateContexts,
     max: u64,
+    settings: &Settings,
 ) -> Prepared {
     let mut out = Prepared::default();
     if mode != Mode::Unsafe || !rules.iter().any(|r| r.meta().name == RULE) {
@@ -78,7 +80,7 @@ pub fn prepare(
         .into_par_iter()
         .map(|m| {
             let files = load_crate(&m, max);
-            let outcome = plan_crate(&files, Some(&m));
+            let outcome = plan_crate_with(&files, Some(&m), settings.roots_to_for(&m));
             (files, outcome, m)
         })
         .collect();
@@ -157,7 +159,7 @@ impl Prepared {
 
 /// Says why each `server-roots-request` finding left after fixing was left: the codemod's reason
 /// when it refused the lookup, or that it is an unsafe fix when it would rewrite it.
-pub fn explain_remaining(files: &mut [FileFix], mode: Mode, contexts: &CrateContexts, max: u64) {
+pub fn explain_remaining(files: &mut [FileFix], mode: Mode, contexts: &CrateContexts, max: u64, settings: &Settings) {
     let mut by_crate: BTreeMap<PathBuf, Vec<usize>> = BTreeMap::new();
     for (i, f) in files.iter().enumerate() {
         if f.remaining.iter().any(|(d, _)| d.rule == RULE)
@@ -174,7 +176,7 @@ pub fn explain_remaining(files: &mut [FileFix], mode: Mode, contexts: &CrateCont
                 cf.text = f.fixed.clone();
             }
         }
-        let outcome = plan_crate(&crate_files, Some(&manifest));
+        let outcome = plan_crate_with(&crate_files, Some(&manifest), settings.roots_to_for(&manifest));
         for i in indices {
             let file_key = key(&files[i].path);
             let refused: Vec<_> = outcome
@@ -192,10 +194,13 @@ pub fn explain_remaining(files: &mut [FileFix], mode: Mode, contexts: &CrateCont
                     None if outcome.dropped.is_some() => {
                         format!("the roots codemod was dropped: {}", outcome.dropped.as_deref().unwrap_or(""))
                     }
+                    None if mode == Mode::Safe && super::why::only_allow_lists(&outcome, &crate_files, &file_key) => {
+                        "unsafe fix: pass --unsafe-fixes to keep the allow-list as server configuration and remove the client's roots refresh (clients can then no longer add directories)".into()
+                    }
                     None if mode == Mode::Safe => {
                         "unsafe fix: pass --unsafe-fixes to give the tool a directory parameter instead (this changes its input schema)".into()
                     }
-                    None => "no automatic fix; needs a person".into(),
+                    None => super::why::unseen(&crate_files, &file_key, &d.range, contexts),
                 };
             }
         }
