@@ -583,6 +583,8 @@ fn parse_error(range: std::ops::Range<usize>, message: String) -> Diagnostic {
         labels: Vec::new(),
         help: Some("fix the syntax error; mcp-lint checks nothing else in this file until it parses".into()),
         fix: None,
+        fix_elsewhere: Vec::new(),
+        note: None,
     }
 }
 

@@ -195,6 +195,8 @@ mod tests {
                 applicability: Applicability::Unsafe,
                 edits: vec![Edit::replace(at..at + 1, "a\nb")],
             }),
+            fix_elsewhere: Vec::new(),
+            note: None,
         };
         let uri: Uri = "file:///a.rs".parse().unwrap();
         let lsp = diagnostic(&d, &uri, &doc);

@@ -24,8 +24,10 @@ pub mod handler;
 pub mod index;
 pub mod lookup;
 pub mod run;
+pub mod rustfmt;
 pub mod text;
 pub mod tool;
+pub mod visible;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
@@ -63,6 +65,9 @@ pub struct CrateOutcome {
     pub params: Vec<NewParam>,
     /// Set when the result did not parse, so nothing of the crate's codemod is applied.
     pub dropped: Option<String>,
+    /// Every `list_roots()` call the codemod looked at: file and range, as `server-roots-request`
+    /// reports it. Those not `refused` are rewritten (unless `dropped`).
+    pub calls: Vec<(usize, Range<usize>)>,
 }
 
 /// Which files belong to the crate of `manifest`: its Rust and JSON files, walked like `check`
@@ -138,6 +143,7 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>) -> CrateOutcome {
     if calls.is_empty() {
         return out;
     }
+    out.calls = calls.iter().flat_map(|(i, rs)| rs.iter().map(|r| (index.fns[*i].file, r.clone()))).collect();
     let refuse_fn = |out: &mut CrateOutcome, fn_index: usize, reason: String| {
         let site = &index.fns[fn_index];
         for (i, ranges) in &calls {
