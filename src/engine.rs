@@ -672,6 +672,11 @@ impl Workspace {
         check_file_with(&file, &crate_ctx, &active, scan.role, &settings)
     }
 
+    /// The manifest of the crate a document belongs to, if any.
+    pub fn manifest_of(&self, path: &Path) -> Option<PathBuf> {
+        self.contexts.for_file(path).manifest.clone()
+    }
+
     /// The document with every fix of `mode` applied, as `mcp-lint fix` would write the file.
     pub fn fix_document(&self, path: &Path, text: String, mode: crate::fix::Mode) -> crate::fix::FileFix {
         let scan = Prefilter::every_rule().scan(text.as_bytes(), FileKind::of(path));

@@ -101,7 +101,7 @@ pub fn fix_all(uri: &Uri, doc: &Document, fixed: &str, versioned: bool) -> Optio
 }
 
 /// Edits in LSP ranges. Inserted line breaks follow the document's line endings, as `fix` does.
-fn text_edits(doc: &Document, edits: &[Edit]) -> Vec<TextEdit> {
+pub(super) fn text_edits(doc: &Document, edits: &[Edit]) -> Vec<TextEdit> {
     let crlf = doc.text.contains("\r\n");
     edits
         .iter()
