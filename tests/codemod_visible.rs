@@ -95,7 +95,8 @@ fn apply(dir: &Path, finding: &Value) {
 
 /// On every fixture crate, each `server-roots-request` finding the codemod rewrites carries the
 /// crate's change as its unsafe fix, with the edits of every file, and applying it gives what
-/// `fix --unsafe-fixes` writes for that rule, byte for byte.
+/// `fix --unsafe-fixes` writes for that rule, byte for byte, before `fix` lays out rustfmt-clean
+/// files (`check` does not run rustfmt: here `fix` finds none, `RUSTFMT` names no program).
 #[test]
 fn json_fixes_of_roots_findings_are_what_fix_writes() {
     for name in CRATES {
@@ -120,10 +121,12 @@ fn json_fixes_of_roots_findings_are_what_fix_writes() {
         apply(by_json.path(), fixed[0]);
 
         let by_fix = copy_crate(name);
-        let out = mcp_lint(
-            by_fix.path(),
-            &["fix", "--unsafe-fixes", "--allow-no-vcs", "--select", "server-roots-request", "."],
-        );
+        let out = Command::new(env!("CARGO_BIN_EXE_mcp-lint"))
+            .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "--select", "server-roots-request", "."])
+            .current_dir(by_fix.path())
+            .env("RUSTFMT", by_fix.path().join("no-rustfmt-here"))
+            .output()
+            .unwrap();
         assert!(out.status.code() != Some(2), "{name}: {}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(sources(by_json.path()), sources(by_fix.path()), "{name}");
     }
@@ -280,4 +283,16 @@ fn a_rustfmt_clean_crate_stays_clean() {
     mcp_lint(dir.path(), &["fix", "--unsafe-fixes", "--allow-no-vcs", "."]);
     let fixed = std::fs::read_to_string(&probe).unwrap();
     assert!(fixed.contains("pub  fn ") && fixed.contains("ClientCapabilities::builder()\n        .build()"), "{fixed}");
+
+    // Without rustfmt (`RUSTFMT` names no program), the text stays as the codemod wrote it.
+    let dir = copy_crate("word-finder");
+    let out = Command::new(env!("CARGO_BIN_EXE_mcp-lint"))
+        .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "."])
+        .current_dir(dir.path())
+        .env("RUSTFMT", dir.path().join("no-rustfmt-here"))
+        .output()
+        .unwrap();
+    assert!(out.status.code() != Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    let fixed = std::fs::read_to_string(dir.path().join("src/probe.rs")).unwrap();
+    assert!(fixed.contains("ClientCapabilities::builder()\n        .build()"), "{fixed}");
 }

@@ -6,7 +6,8 @@
 //! disabled actions.
 //!
 //! The codemod runs when an editor asks for the actions of such a finding, not on every change:
-//! once per crate, with the open documents' texts, until a document changes.
+//! once per crate, with the open documents' texts, until a document changes. Files that were
+//! `rustfmt`-clean are laid out again, as `fix` does.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -63,7 +64,7 @@ impl Codemods {
         let plan = self.plans.entry(manifest.clone()).or_insert_with(|| {
             let known = editor.documents.values().map(|d| (key(&d.path), d.text.as_str())).collect();
             let files = visible::load(&manifest, &known, 10 * 1024 * 1024);
-            visible::plan(&files, &manifest)
+            visible::plan(&files, &manifest, true)
         });
         let file = key(&doc.path);
         let mut actions = Vec::new();

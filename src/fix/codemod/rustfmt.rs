@@ -4,7 +4,8 @@
 //! before is never formatted (that would rewrite lines no fix touched), and without `rustfmt` the
 //! text stays as the fixes wrote it.
 //!
-//! `rustfmt` reads the text on standard input, in the file's folder, so it finds the crate's
+//! The user's `rustfmt` is `$RUSTFMT` when set (as `cargo fmt` finds it), else `rustfmt` on `PATH`
+//! (with rustup, the toolchain of the file's folder). It reads the text on standard input, in the file's folder, so it finds the crate's
 //! `rustfmt.toml` / `.rustfmt.toml` as it would for the file, and gets the crate's edition from
 //! `Cargo.toml` as `cargo fmt` passes it (`--edition`; the workspace's with `edition.workspace =
 //! true`; 2015 when none is given, cargo's default). Input through standard input never follows
@@ -38,7 +39,7 @@ pub fn tidy(path: &Path, original: &str, fixed: &str) -> Option<String> {
 
 /// Whether `rustfmt` can be started at all (for tests that need it).
 pub fn available() -> bool {
-    Command::new("rustfmt")
+    Command::new(program())
         .arg("--version")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -46,10 +47,15 @@ pub fn available() -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// The `rustfmt` to run: `$RUSTFMT`, else `rustfmt`.
+fn program() -> std::ffi::OsString {
+    std::env::var_os("RUSTFMT").filter(|p| !p.is_empty()).unwrap_or_else(|| "rustfmt".into())
+}
+
 /// `text` formatted by `rustfmt` in `dir`, or `None` when it cannot be started or refuses the
 /// text (a syntax error, a toolchain without the component).
 fn run(dir: &Path, edition: &str, text: &str) -> Option<String> {
-    let child = Command::new("rustfmt")
+    let child = Command::new(program())
         .args(["--edition", edition, "--emit", "stdout"])
         .current_dir(dir)
         .stdin(Stdio::piped())

@@ -5,12 +5,16 @@
 //! The codemod rewrites a crate at once (a tool, its `Parameters<T>` struct in another file, the
 //! roots capability, the imports left unused), never one lookup alone, so the fix of each finding
 //! it rewrites is the crate's whole change, with the edits of every file it touches: applying one
-//! applies them all, as `fix` does. The change is `fix`'s own: the same plan, then `rustfmt` on
-//! the files that were clean (`rustfmt::tidy`).
+//! applies them all, as `fix` does. The change is `fix`'s own plan; the language server also lays
+//! out the files that were `rustfmt`-clean as `fix` does (`rustfmt::tidy`), while `check` shows
+//! the codemod's text as it wrote it: two `rustfmt` processes per changed file would cost `check`
+//! more than the codemod itself.
 //!
 //! Cost: the codemod runs only for crates with a `server-roots-request` finding on a
 //! `list_roots()` call (the only spelling it rewrites), once per crate, with the texts the run
-//! already read (so the ranges are those of the findings); other crates cost nothing.
+//! already read (so the ranges are those of the findings); other crates cost nothing. It parses
+//! every Rust file of such a crate, as `fix` does: the trees of the run are gone by then (their
+//! spans live in the worker threads that made them).
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -55,10 +59,11 @@ pub fn key(path: &Path) -> PathBuf {
 }
 
 /// Plans the codemod for a crate's files (with the texts the caller has for them: the run's, or
-/// an editor's open documents) as `fix --unsafe-fixes` would apply it.
-pub fn plan(files: &[CrateFile], manifest: &Path) -> CratePlan {
+/// an editor's open documents) as `fix --unsafe-fixes` would apply it; with `format`, files that
+/// were `rustfmt`-clean are laid out again, as `fix` does.
+pub fn plan(files: &[CrateFile], manifest: &Path, format: bool) -> CratePlan {
     let outcome = plan_crate(files, Some(manifest));
-    let texts = formatted(files, &outcome);
+    let texts = if format { formatted(files, &outcome) } else { outcome.texts.clone() };
     let mut plan = CratePlan {
         keys: files.iter().map(|f| key(&f.path)).collect(),
         title: title(&outcome.params),
@@ -163,7 +168,7 @@ pub fn attach(result: &mut RunResult, opts: &crate::engine::Options) {
         crates
             .into_par_iter()
             .with_max_len(1)
-            .map(|(manifest, findings)| (plan(&load(&manifest, &known, max), &manifest), findings))
+            .map(|(manifest, findings)| (plan(&load(&manifest, &known, max), &manifest, false), findings))
             .collect()
     });
     for (plan, findings) in plans {
