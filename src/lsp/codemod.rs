@@ -110,11 +110,10 @@ fn action(
 /// One workspace edit over every file of the change: an open document's edits in its editor
 /// positions (tied to its version when the client supports that), another file's in the
 /// positions of its text on disk. `None` if a file cannot be read or named by a URI.
-fn workspace_edit<'a>(
-    editor: &Editor,
-    own: &Uri,
-    files: impl Iterator<Item = &'a FileEdits>,
-) -> Option<WorkspaceEdit> {
+// `WorkspaceEdit::changes` is lsp-types' `HashMap<Uri, _>`; its `Uri` caches parsed parts inside,
+// never changed once made, so the key's hash cannot change.
+#[allow(clippy::mutable_key_type)]
+fn workspace_edit<'a>(editor: &Editor, own: &Uri, files: impl Iterator<Item = &'a FileEdits>) -> Option<WorkspaceEdit> {
     let mut changes: Vec<(Uri, Option<i32>, Vec<TextEdit>)> = Vec::new();
     for (i, file) in files.enumerate() {
         let open = if i == 0 {

@@ -304,7 +304,8 @@ impl<W: Write> Server<W> {
                 versioned: self.versioned_edits,
                 disabled_support: self.disabled_actions,
             };
-            actions.extend(self.codemods.actions(&self.workspace, &editor, &uri, &touching).into_iter().map(Into::into));
+            actions
+                .extend(self.codemods.actions(&self.workspace, &editor, &uri, &touching).into_iter().map(Into::into));
         }
         let any_safe = findings.iter().any(|d| d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Safe));
         if any_safe

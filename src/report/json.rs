@@ -112,10 +112,9 @@ impl<'a> FixRecord<'a> {
         let edits = || f.edits.iter().map(EditRecord::new).collect();
         let files = (!elsewhere.is_empty()).then(|| {
             let own = (!f.edits.is_empty()).then(|| FileRecord { edits: edits(), path });
-            let others = elsewhere.iter().map(|c| FileRecord {
-                edits: c.edits.iter().map(EditRecord::new).collect(),
-                path: &c.display,
-            });
+            let others = elsewhere
+                .iter()
+                .map(|c| FileRecord { edits: c.edits.iter().map(EditRecord::new).collect(), path: &c.display });
             own.into_iter().chain(others).collect()
         });
         FixRecord { applicability: f.applicability.as_str(), edits: edits(), files, title: &f.title }

@@ -93,8 +93,7 @@ fn edition_for(path: &Path) -> String {
         return match package.get("edition") {
             Some(toml::Value::String(e)) => e.clone(),
             // `edition.workspace = true`: the first manifest above with `[workspace.package]`.
-            Some(toml::Value::Table(t)) if t.get("workspace").and_then(|w| w.as_bool()) == Some(true) => manifests
-                [i..]
+            Some(toml::Value::Table(t)) if t.get("workspace").and_then(|w| w.as_bool()) == Some(true) => manifests[i..]
                 .iter()
                 .filter_map(|m| read(m))
                 .find_map(|t| {
@@ -116,8 +115,11 @@ mod tests {
     fn edition_comes_from_the_package_or_its_workspace() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        std::fs::write(root.join("Cargo.toml"), "[workspace]\nmembers = [\"a\"]\n[workspace.package]\nedition = \"2024\"\n")
-            .unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[workspace]\nmembers = [\"a\"]\n[workspace.package]\nedition = \"2024\"\n",
+        )
+        .unwrap();
         std::fs::create_dir_all(root.join("a/src")).unwrap();
         std::fs::write(root.join("a/Cargo.toml"), "[package]\nname = \"a\"\nedition.workspace = true\n").unwrap();
         std::fs::write(root.join("a/src/lib.rs"), "").unwrap();

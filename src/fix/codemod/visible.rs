@@ -112,7 +112,8 @@ impl CratePlan {
             return None;
         }
         let own = &self.keys[*index];
-        let (mine, others): (Vec<&FileEdits>, Vec<&FileEdits>) = self.changes.iter().partition(|c| key(&c.path) == *own);
+        let (mine, others): (Vec<&FileEdits>, Vec<&FileEdits>) =
+            self.changes.iter().partition(|c| key(&c.path) == *own);
         let fix = Fix {
             title: self.title.clone(),
             applicability: Applicability::Unsafe,
