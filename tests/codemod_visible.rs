@@ -248,6 +248,22 @@ fn rustfmt_installed() -> bool {
     Command::new("rustfmt").arg("--version").output().is_ok_and(|o| o.status.success())
 }
 
+/// Removes the fixture runner's `//~ rule` markers from the Rust files of a copied crate: they are
+/// comments, and rustfmt never joins a chain across a comment, so a chain with a marker on each link
+/// stays on its lines.
+fn strip_markers(dir: &Path) {
+    for (rel, text) in sources(dir).into_iter().filter(|(r, _)| r.ends_with(".rs")) {
+        let stripped: String = text
+            .split_inclusive('\n')
+            .map(|l| match l.find(" //~") {
+                Some(at) => format!("{}\n", &l[..at]),
+                None => l.to_owned(),
+            })
+            .collect();
+        std::fs::write(dir.join(rel), stripped).unwrap();
+    }
+}
+
 /// A crate that is `rustfmt`-clean stays clean after `fix --unsafe-fixes`: the rewritten tool's
 /// signature is laid out again and the builder chain the codemod shortened is joined on one line.
 /// A file that was not clean is left as the fixes wrote it.
@@ -257,26 +273,37 @@ fn a_rustfmt_clean_crate_stays_clean() {
         eprintln!("skipped: rustfmt is not installed, so `fix` leaves the text as the codemod wrote it");
         return;
     }
-    let dir = copy_crate("word-finder");
-    let src = dir.path().join("src");
-    let before = sources(dir.path());
-    for (rel, text) in before.iter().filter(|(r, _)| r.ends_with(".rs")) {
-        assert!(rustfmt_clean(&src, text), "the fixture's {rel} is not rustfmt-clean");
+    for markers in [true, false] {
+        let dir = copy_crate("word-finder");
+        if !markers {
+            strip_markers(dir.path());
+        }
+        let src = dir.path().join("src");
+        let before = sources(dir.path());
+        for (rel, text) in before.iter().filter(|(r, _)| r.ends_with(".rs")) {
+            assert!(rustfmt_clean(&src, text), "the fixture's {rel} is not rustfmt-clean (markers: {markers})");
+        }
+        let out = mcp_lint(dir.path(), &["fix", "--unsafe-fixes", "--allow-no-vcs", "."]);
+        assert!(out.status.code() != Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+        let after = sources(dir.path());
+        assert_ne!(before, after);
+        for (rel, text) in after.iter().filter(|(r, _)| r.ends_with(".rs")) {
+            assert!(rustfmt_clean(&src, text), "{rel} is not rustfmt-clean after fix (markers: {markers}):\n{text}");
+        }
+        // The tool's signature, longer now, is laid out on lines of its own.
+        assert!(after["src/server.rs"].contains("    async fn find_todos(\n        &self,\n        Parameters(params): Parameters<FindTodosParams>,\n    ) -> Result<CallToolResult, ErrorData> {\n"), "{}", after["src/server.rs"]);
+        if !markers {
+            let probe = &after["src/probe.rs"];
+            assert!(probe.contains("    ClientCapabilities::builder().build()\n"), "{probe}");
+        }
+        // A second run changes nothing.
+        mcp_lint(dir.path(), &["fix", "--unsafe-fixes", "--allow-no-vcs", "."]);
+        assert_eq!(sources(dir.path()), after);
     }
-    let out = mcp_lint(dir.path(), &["fix", "--unsafe-fixes", "--allow-no-vcs", "."]);
-    assert!(out.status.code() != Some(2), "{}", String::from_utf8_lossy(&out.stderr));
-    let after = sources(dir.path());
-    assert_ne!(before, after);
-    for (rel, text) in after.iter().filter(|(r, _)| r.ends_with(".rs")) {
-        assert!(rustfmt_clean(&src, text), "{rel} is not rustfmt-clean after fix:\n{text}");
-    }
-    assert!(after["src/probe.rs"].contains("    ClientCapabilities::builder().build()\n"), "{}", after["src/probe.rs"]);
-    // A second run changes nothing.
-    mcp_lint(dir.path(), &["fix", "--unsafe-fixes", "--allow-no-vcs", "."]);
-    assert_eq!(sources(dir.path()), after);
 
     // The same crate with a file that is not clean: that file is not formatted.
     let dir = copy_crate("word-finder");
+    strip_markers(dir.path());
     let probe = dir.path().join("src/probe.rs");
     let unclean = std::fs::read_to_string(&probe).unwrap().replace("pub fn ", "pub  fn ");
     std::fs::write(&probe, &unclean).unwrap();
@@ -286,6 +313,7 @@ fn a_rustfmt_clean_crate_stays_clean() {
 
     // Without rustfmt (`RUSTFMT` names no program), the text stays as the codemod wrote it.
     let dir = copy_crate("word-finder");
+    strip_markers(dir.path());
     let out = Command::new(env!("CARGO_BIN_EXE_mcp-lint"))
         .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "."])
         .current_dir(dir.path())
