@@ -192,7 +192,8 @@ fn a_finding_the_codemod_leaves_says_why() {
     let (left, rewritten) = (roots[0], roots[1]);
     assert!(left["fix"].is_null(), "{left:#}");
     let note = left["note"].as_str().unwrap();
-    assert!(note.starts_with("the roots codemod leaves it: the tool `root_name`: uses its `name`"), "{note}");
+    // The reason is the codemod's own (its wording is the codemod's business; here: it names the tool).
+    assert!(note.starts_with("the roots codemod leaves it: ") && note.contains("`root_name`"), "{note}");
     assert!(rewritten.get("note").is_none(), "{rewritten:#}");
     let title = rewritten["fix"]["title"].as_str().unwrap();
     assert!(title.contains("tool `count` gets `path`, a required string"), "{title}");
@@ -216,7 +217,7 @@ fn the_summary_counts_the_codemod() {
         "{summary}"
     );
     let checklist = summary.lines().find(|l| l.starts_with("- [ ]") && l.contains("server-roots-request")).unwrap();
-    assert!(checklist.contains("(the roots codemod leaves it: the tool `root_name`: uses its `name`"), "{checklist}");
+    assert!(checklist.contains("(the roots codemod leaves it: ") && checklist.contains("`root_name`"), "{checklist}");
 
     // On a fixture crate every roots finding is fixed by `--unsafe-fixes`: none needs a person.
     let dir = copy_crate("workspace-tools");

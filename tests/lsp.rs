@@ -718,7 +718,7 @@ fn a_lookup_the_codemod_leaves_gets_a_disabled_action_with_the_reason() {
     let actions = actions_of(&mut client, &uri, "server-roots-request");
     let action = actions.iter().find(|a| a["title"] == "take the directory as a parameter (unsafe)").expect("offered");
     let reason = action["disabled"]["reason"].as_str().unwrap();
-    assert!(reason.starts_with("the roots codemod leaves it: the tool `find_todos`: uses its `name`"), "{reason}");
+    assert!(reason.starts_with("the roots codemod leaves it: ") && reason.contains("`find_todos`"), "{reason}");
     assert!(action.get("edit").is_none_or(Value::is_null), "{action:#}");
     assert_eq!(client.shutdown_and_exit().code(), Some(0));
 }
