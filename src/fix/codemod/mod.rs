@@ -613,9 +613,10 @@ fn unused_imports(src: &Src, file: &syn::File, before: &str, candidates: &HashSe
         })
         .unwrap_or_default();
     let rest_before = blank(before, &before_uses);
-    let unused = |name: &str| {
-        candidates.contains(name) && !mentions_ident(&rest_now, name) && mentions_ident(&rest_before, name)
-    };
+    // Each text tokenized once for every candidate (`mentions_ident` per name would lex it each time).
+    let (now, was) = (text::ident_set(&rest_now), text::ident_set(&rest_before));
+    let mentions = |set: &Option<HashSet<String>>, name: &str| set.as_ref().is_none_or(|s| s.contains(name));
+    let unused = |name: &str| candidates.contains(name) && !mentions(&now, name) && mentions(&was, name);
     let mut edits = Vec::new();
     for u in uses {
         if tree_empty(&u.tree, &unused) {
