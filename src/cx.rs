@@ -213,6 +213,8 @@ fn finding(
         labels: Vec::new(),
         help: rule.help.map(str::to_owned),
         fix: None,
+        fix_elsewhere: Vec::new(),
+        note: None,
     }
 }
 

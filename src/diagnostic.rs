@@ -82,6 +82,21 @@ pub struct Diagnostic {
     pub labels: Vec<Label>,
     pub help: Option<String>,
     pub fix: Option<Fix>,
+    /// The edits `fix` makes in other files than the finding's (the roots codemod rewrites a
+    /// crate, not a file); empty for every fix of one file. `fix.edits` are the finding's file's.
+    pub fix_elsewhere: Vec<FileEdits>,
+    /// Why there is no automatic fix, when a fixer looked and declined (the roots codemod's
+    /// reason); shown beside the help.
+    pub note: Option<String>,
+}
+
+/// A fix's edits in one file, byte ranges of that file as read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileEdits {
+    pub path: std::path::PathBuf,
+    /// The path as reports show it.
+    pub display: String,
+    pub edits: Vec<Edit>,
 }
 
 impl Diagnostic {

@@ -614,6 +614,8 @@ fn parse_error(range: std::ops::Range<usize>, message: String) -> Diagnostic {
         labels: Vec::new(),
         help: Some("fix the syntax error; mcp-lint checks nothing else in this file until it parses".into()),
         fix: None,
+        fix_elsewhere: Vec::new(),
+        note: None,
     }
 }
 
@@ -699,6 +701,16 @@ impl Workspace {
         let crate_ctx = crate_context(&self.contexts, path, &settings);
         let file = SourceFile::new(path.to_path_buf(), crate::discover::display_path(path), text);
         check_file_with(&file, &crate_ctx, &active, scan.role, &settings)
+    }
+
+    /// The manifest of the crate a document belongs to, if any.
+    /// The roots migration the configuration of the crate at `manifest` forces (`roots-to`).
+    pub fn roots_to_for(&self, manifest: &Path) -> Option<crate::config::RootsTo> {
+        self.settings.roots_to_for(manifest)
+    }
+
+    pub fn manifest_of(&self, path: &Path) -> Option<PathBuf> {
+        self.contexts.for_file(path).manifest.clone()
     }
 
     /// The document with every fix of `mode` applied, as `mcp-lint fix` would write the file.

@@ -196,6 +196,8 @@ fn unused_finding(
         labels: Vec::new(),
         help: rules::UNUSED_SUPPRESSION.help.map(str::to_owned),
         fix: None,
+        fix_elsewhere: Vec::new(),
+        note: None,
     };
     if directive.malformed {
         finding.message = format!(

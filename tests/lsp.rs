@@ -597,3 +597,128 @@ fn a_configuration_changed_on_disk_is_read_again() {
     client.notify("exit", Value::Null);
     assert_eq!(client.wait_for_exit().code(), Some(0));
 }
+
+/// A copy of `fixtures/crates/word-finder` (an rmcp server whose tool asks for the roots; its
+/// client capabilities in another file): the folder and the canonical path of `src/server.rs`.
+fn word_finder() -> (tempfile::TempDir, std::path::PathBuf) {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/crates/word-finder");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    for rel in ["Cargo.toml", "rustfmt.toml", "src/main.rs", "src/probe.rs", "src/server.rs"] {
+        std::fs::copy(from.join(rel), dir.path().join(rel)).unwrap();
+    }
+    let server = std::fs::canonicalize(dir.path().join("src/server.rs")).unwrap();
+    (dir, server)
+}
+
+/// Initializes with versioned workspace edits and disabled code actions, as VS Code does.
+fn initialize_like_vscode(client: &mut Client) {
+    client.request(
+        "initialize",
+        json!({
+            "processId": null,
+            "rootUri": null,
+            "capabilities": {
+                "general": {"positionEncodings": ["utf-16"]},
+                "workspace": {"workspaceEdit": {"documentChanges": true}},
+                "textDocument": {"codeAction": {"disabledSupport": true}},
+            },
+        }),
+    );
+    client.notify("initialized", json!({}));
+}
+
+/// The code actions of the first finding of `rule` published for `uri`.
+fn actions_of(client: &mut Client, uri: &str, rule: &str) -> Vec<Value> {
+    let published = client.diagnostics(uri);
+    let diagnostic = published["diagnostics"].as_array().unwrap().iter().find(|d| d["code"] == rule).cloned();
+    let diagnostic = diagnostic.unwrap_or_else(|| panic!("no {rule} finding: {published:#}"));
+    let response = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": diagnostic["range"], "context": {"diagnostics": [diagnostic]}}),
+    );
+    response["result"].as_array().unwrap().clone()
+}
+
+/// On a `server-roots-request` finding, the roots codemod is a quick fix whose workspace edit
+/// changes every file the codemod changes: the open document (its editor text, at its version)
+/// and a file that is not open (by its text on disk). Applied, it gives what
+/// `fix --unsafe-fixes` writes.
+#[test]
+fn the_roots_codemod_is_a_workspace_edit_over_the_crate() {
+    let (dir, server) = word_finder();
+    let probe = std::fs::canonicalize(dir.path().join("src/probe.rs")).unwrap();
+    // The editor's buffer differs from the file on disk: the action is computed on the buffer.
+    let buffer = format!("// edited, not saved\n{}", std::fs::read_to_string(&server).unwrap());
+    let uri = file_uri(&server);
+    let mut client = Client::start(dir.path());
+    initialize_like_vscode(&mut client);
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "rust", "version": 7, "text": buffer}}),
+    );
+    let actions = actions_of(&mut client, &uri, "server-roots-request");
+    let codemod: Vec<&Value> = actions
+        .iter()
+        .filter(|a| a["title"].as_str().is_some_and(|t| t.starts_with("take the directory as a parameter")))
+        .collect();
+    assert_eq!(codemod.len(), 1, "{actions:#?}");
+    let action = codemod[0];
+    let title = action["title"].as_str().unwrap();
+    assert!(title.ends_with("(unsafe)") && title.contains("tool `find_todos` gets `path`"), "{title}");
+    assert_eq!(action["kind"], "quickfix");
+    assert_eq!(action["isPreferred"], false, "{action:#}");
+    let changes = action["edit"]["documentChanges"].as_array().expect("versioned edits");
+    let uris: Vec<&str> = changes.iter().map(|c| c["textDocument"]["uri"].as_str().unwrap()).collect();
+    assert_eq!(uris, [uri.as_str(), file_uri(&probe).as_str()], "{action:#}");
+    assert_eq!(changes[0]["textDocument"]["version"], 7, "the open document at its version");
+    assert_eq!(changes[1]["textDocument"]["version"], Value::Null, "a file that is not open: as on disk");
+
+    // What `fix --unsafe-fixes` writes for the same texts.
+    let (expected_dir, expected_server) = word_finder();
+    std::fs::write(&expected_server, &buffer).unwrap();
+    let fixed = Command::new(env!("CARGO_BIN_EXE_mcp-lint"))
+        .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "--select", "server-roots-request", "."])
+        .current_dir(expected_dir.path())
+        .output()
+        .unwrap();
+    assert_ne!(fixed.status.code(), Some(2), "{}", String::from_utf8_lossy(&fixed.stderr));
+    let server_fixed = apply_edits(&buffer, changes[0]["edits"].as_array().unwrap());
+    let probe_fixed = apply_edits(&std::fs::read_to_string(&probe).unwrap(), changes[1]["edits"].as_array().unwrap());
+    assert_eq!(server_fixed, std::fs::read_to_string(&expected_server).unwrap());
+    assert_eq!(probe_fixed, std::fs::read_to_string(expected_dir.path().join("src/probe.rs")).unwrap());
+
+    // Applied, the finding is gone.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 8}, "contentChanges": [{"text": server_fixed}]}),
+    );
+    let published = client.diagnostics(&uri);
+    assert!(published["diagnostics"].as_array().unwrap().iter().all(|d| d["code"] != "server-roots-request"));
+    assert_eq!(client.shutdown_and_exit().code(), Some(0));
+}
+
+/// Where the codemod leaves a lookup, the action is offered disabled, with its reason.
+#[test]
+fn a_lookup_the_codemod_leaves_gets_a_disabled_action_with_the_reason() {
+    let (dir, server) = word_finder();
+    let text = std::fs::read_to_string(&server).unwrap();
+    // The tool now shows the root's name: the codemod does not rewrite that.
+    let text = text.replace(
+        "let dir = root.uri.trim_start_matches(\"file://\").to_owned();",
+        "let dir = root.uri.trim_start_matches(\"file://\").to_owned();\n        let _shown = root.name.clone();",
+    );
+    let uri = file_uri(&server);
+    let mut client = Client::start(dir.path());
+    initialize_like_vscode(&mut client);
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "rust", "version": 1, "text": text}}),
+    );
+    let actions = actions_of(&mut client, &uri, "server-roots-request");
+    let action = actions.iter().find(|a| a["title"] == "take the directory as a parameter (unsafe)").expect("offered");
+    let reason = action["disabled"]["reason"].as_str().unwrap();
+    assert!(reason.starts_with("the roots codemod leaves it: ") && reason.contains("`find_todos`"), "{reason}");
+    assert!(action.get("edit").is_none_or(Value::is_null), "{action:#}");
+    assert_eq!(client.shutdown_and_exit().code(), Some(0));
+}

@@ -273,7 +273,16 @@ pub fn fix_paths(paths: &[PathBuf], opts: &crate::engine::Options, mode: Mode) -
     codemods.add_missing(&mut run.files);
     run.notes.extend(codemods.notes);
     run.files.sort_by(|a, b| a.display.cmp(&b.display));
+    // Files that were `rustfmt`-clean stay clean (the fixes' lines laid out as `cargo fmt` would).
+    crate::engine::thread_pool(opts).install(|| {
+        run.files.par_iter_mut().filter(|f| f.changed() && FileKind::of(&f.path) == FileKind::Rust).for_each(|f| {
+            if let Some(tidy) = codemod::rustfmt::tidy(&f.path, &f.original, &f.fixed) {
+                f.fixed = tidy;
+            }
+        })
+    });
     codemod::run::explain_remaining(&mut run.files, mode, &contexts, opts.max_file_size, &opts.settings);
+
     run
 }
 

@@ -101,7 +101,7 @@ pub fn fix_all(uri: &Uri, doc: &Document, fixed: &str, versioned: bool) -> Optio
 }
 
 /// Edits in LSP ranges. Inserted line breaks follow the document's line endings, as `fix` does.
-fn text_edits(doc: &Document, edits: &[Edit]) -> Vec<TextEdit> {
+pub(super) fn text_edits(doc: &Document, edits: &[Edit]) -> Vec<TextEdit> {
     let crlf = doc.text.contains("\r\n");
     edits
         .iter()
@@ -195,6 +195,8 @@ mod tests {
                 applicability: Applicability::Unsafe,
                 edits: vec![Edit::replace(at..at + 1, "a\nb")],
             }),
+            fix_elsewhere: Vec::new(),
+            note: None,
         };
         let uri: Uri = "file:///a.rs".parse().unwrap();
         let lsp = diagnostic(&d, &uri, &doc);

@@ -6,8 +6,10 @@
 //!
 //! `transport` frames messages, `server` runs the lifecycle and the documents, `document` holds
 //! one open document, `position` converts byte offsets to LSP positions (UTF-16 unless the client
-//! offers UTF-8), and `convert` turns findings and fixes into LSP diagnostics and code actions.
+//! offers UTF-8), `convert` turns findings and fixes into LSP diagnostics and code actions, and
+//! `codemod` offers the roots codemod's crate-wide rewrite as the action of its findings.
 
+mod codemod;
 mod convert;
 mod document;
 mod position;

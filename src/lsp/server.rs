@@ -19,6 +19,7 @@ use lsp_types::{
 };
 use serde::de::DeserializeOwned;
 
+use super::codemod::{Codemods, Editor};
 use super::convert;
 use super::document::{Document, document_path};
 use super::position::Encoding;
@@ -47,11 +48,15 @@ pub struct Server<W: Write> {
     encoding: Encoding,
     /// Whether the client accepts `documentChanges` (edits tied to a document version).
     versioned_edits: bool,
+    /// Whether the client shows code actions offered disabled, with the reason.
+    disabled_actions: bool,
     documents: HashMap<Uri, Document>,
     /// When the first and the last unpublished change arrived (see `QUIET` and `MAX_WAIT`).
     unpublished: Option<(Instant, Instant)>,
     /// Configuration and crate contexts, found once and reused by every check.
     workspace: crate::engine::Workspace,
+    /// The roots codemod's plans for the documents as they are (dropped on every change).
+    codemods: Codemods,
 }
 
 impl<W: Write> Server<W> {
@@ -62,9 +67,11 @@ impl<W: Write> Server<W> {
             state: State::Starting,
             encoding: Encoding::Utf16,
             versioned_edits: false,
+            disabled_actions: false,
             documents: HashMap::new(),
             unpublished: None,
             workspace: crate::engine::Workspace::default(),
+            codemods: Codemods::default(),
         }
     }
 
@@ -167,6 +174,8 @@ impl<W: Write> Server<W> {
         self.encoding = Encoding::negotiate(offered.as_deref());
         self.versioned_edits = r.params.pointer("/capabilities/workspace/workspaceEdit/documentChanges")
             == Some(&serde_json::Value::Bool(true));
+        self.disabled_actions = r.params.pointer("/capabilities/textDocument/codeAction/disabledSupport")
+            == Some(&serde_json::Value::Bool(true));
         let capabilities = ServerCapabilities {
             position_encoding: Some(self.encoding.kind()),
             text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
@@ -194,12 +203,14 @@ impl<W: Write> Server<W> {
         let item = p.text_document;
         let Some(path) = document_path(&item.uri) else { return };
         self.documents.insert(item.uri.clone(), Document::new(path, item.version, item.text, self.encoding));
+        self.codemods.clear();
         self.publish(&item.uri);
     }
 
     fn change(&mut self, p: DidChangeTextDocumentParams) {
         let Some(doc) = self.documents.get_mut(&p.text_document.uri) else { return };
         doc.apply(p.text_document.version, p.content_changes, self.encoding);
+        self.codemods.clear();
         let now = Instant::now();
         self.unpublished = Some((self.unpublished.map_or(now, |(first, _)| first), now));
     }
@@ -213,6 +224,7 @@ impl<W: Write> Server<W> {
                 doc.apply(version, vec![whole], self.encoding);
             }
             doc.diagnostics = None;
+            self.codemods.clear();
             self.publish(&uri);
         }
         if rereads_workspace(&uri) {
@@ -223,6 +235,7 @@ impl<W: Write> Server<W> {
     /// Finds configuration and crate contexts again and re-checks every open document with them.
     fn reread_workspace(&mut self) {
         self.workspace = crate::engine::Workspace::default();
+        self.codemods.clear();
         for doc in self.documents.values_mut() {
             doc.diagnostics = None;
         }
@@ -232,6 +245,7 @@ impl<W: Write> Server<W> {
     fn close(&mut self, p: DidCloseTextDocumentParams) {
         let uri = p.text_document.uri;
         if self.documents.remove(&uri).is_some() {
+            self.codemods.clear();
             let params = PublishDiagnosticsParams { uri, diagnostics: Vec::new(), version: None };
             self.notify("textDocument/publishDiagnostics", params);
         }
@@ -278,10 +292,20 @@ impl<W: Write> Server<W> {
         let asked = doc.lines.byte_range(&doc.text, p.range);
         let mut actions: Vec<CodeActionOrCommand> = Vec::new();
         if wanted(&CodeActionKind::QUICKFIX) {
-            let touching = findings.iter().filter(|d| d.range.start <= asked.end && asked.start <= d.range.end);
+            let touching: Vec<&Diagnostic> =
+                findings.iter().filter(|d| d.range.start <= asked.end && asked.start <= d.range.end).collect();
             actions.extend(
-                touching.filter_map(|d| convert::quick_fix(d, &uri, doc, self.versioned_edits)).map(Into::into),
+                touching.iter().filter_map(|d| convert::quick_fix(d, &uri, doc, self.versioned_edits)).map(Into::into),
             );
+            // The roots codemod's rewrite of the crate, for a `server-roots-request` finding.
+            let editor = Editor {
+                documents: &self.documents,
+                encoding: self.encoding,
+                versioned: self.versioned_edits,
+                disabled_support: self.disabled_actions,
+            };
+            actions
+                .extend(self.codemods.actions(&self.workspace, &editor, &uri, &touching).into_iter().map(Into::into));
         }
         let any_safe = findings.iter().any(|d| d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Safe));
         if any_safe

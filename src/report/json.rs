@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use crate::diagnostic::{Diagnostic, Edit, Fix, Label};
+use crate::diagnostic::{Diagnostic, Edit, FileEdits, Fix, Label};
 use crate::engine::{FileReport, RunResult};
 use crate::source::SourceFile;
 
@@ -26,6 +26,9 @@ pub struct Finding<'a> {
     help: Option<&'a str>,
     labels: Vec<LabelRecord<'a>>,
     message: &'a str,
+    /// Why there is no automatic fix, when a fixer looked and declined; written only then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'a str>,
     path: &'a str,
     range: LineColRange,
     rule: &'static str,
@@ -41,8 +44,19 @@ struct Era<'a> {
 #[derive(Serialize)]
 struct FixRecord<'a> {
     applicability: &'static str,
+    /// The edits in the finding's file.
     edits: Vec<EditRecord<'a>>,
+    /// Written only for a fix that edits other files too (the roots codemod): every file it
+    /// edits, the finding's first, each with its edits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    files: Option<Vec<FileRecord<'a>>>,
     title: &'a str,
+}
+
+#[derive(Serialize)]
+struct FileRecord<'a> {
+    edits: Vec<EditRecord<'a>>,
+    path: &'a str,
 }
 
 #[derive(Serialize)]
@@ -80,10 +94,11 @@ impl<'a> Finding<'a> {
                 .find(|m| m.name == d.rule)
                 .and_then(|m| m.impact.earliest_removal()),
             era: Era { assumed: report.crate_ctx.era.era.as_str(), reason: &report.crate_ctx.era.reason },
-            fix: d.fix.as_ref().map(FixRecord::new),
+            fix: d.fix.as_ref().map(|f| FixRecord::new(f, &file.display, &d.fix_elsewhere)),
             help: d.help.as_deref(),
             labels: d.labels.iter().map(|l| LabelRecord::new(file, l)).collect(),
             message: &d.message,
+            note: d.note.as_deref(),
             path: &file.display,
             range: LineColRange::new(file, &d.range),
             rule: d.rule,
@@ -93,12 +108,16 @@ impl<'a> Finding<'a> {
 }
 
 impl<'a> FixRecord<'a> {
-    fn new(f: &'a Fix) -> FixRecord<'a> {
-        FixRecord {
-            applicability: f.applicability.as_str(),
-            edits: f.edits.iter().map(EditRecord::new).collect(),
-            title: &f.title,
-        }
+    fn new(f: &'a Fix, path: &'a str, elsewhere: &'a [FileEdits]) -> FixRecord<'a> {
+        let edits = || f.edits.iter().map(EditRecord::new).collect();
+        let files = (!elsewhere.is_empty()).then(|| {
+            let own = (!f.edits.is_empty()).then(|| FileRecord { edits: edits(), path });
+            let others = elsewhere
+                .iter()
+                .map(|c| FileRecord { edits: c.edits.iter().map(EditRecord::new).collect(), path: &c.display });
+            own.into_iter().chain(others).collect()
+        });
+        FixRecord { applicability: f.applicability.as_str(), edits: edits(), files, title: &f.title }
     }
 }
 
@@ -155,6 +174,12 @@ mod tests {
                 applicability: Applicability::Safe,
                 edits: vec![Edit::replace(17..29, "x")],
             }),
+            fix_elsewhere: vec![FileEdits {
+                path: "b.rs".into(),
+                display: "b.rs".into(),
+                edits: vec![Edit::replace(0..0, "y")],
+            }],
+            note: Some("a note".into()),
         };
         let result = RunResult {
             reports: vec![FileReport {
@@ -168,5 +193,6 @@ mod tests {
         let through_value = serde_json::to_value(findings(&result)).unwrap();
         assert_eq!(direct, serde_json::to_string_pretty(&through_value).unwrap());
         assert!(direct.contains("\"column\": 6"), "{direct}");
+        assert!(direct.contains("\"path\": \"b.rs\"") && direct.contains("\"note\": \"a note\""), "{direct}");
     }
 }

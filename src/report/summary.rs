@@ -137,7 +137,8 @@ pub fn write(out: &mut dyn Write, result: &RunResult) -> std::io::Result<()> {
         writeln!(out, "\n## What needs a person\n")?;
         for (report, d) in result.diagnostics() {
             if outcome(d) == Outcome::Manual {
-                writeln!(out, "- [ ] {} `{}`: {}", location(report, d), d.rule, line(&d.message))?;
+                let why = d.note.as_deref().map(|n| format!(" ({})", line(n))).unwrap_or_default();
+                writeln!(out, "- [ ] {} `{}`: {}{why}", location(report, d), d.rule, line(&d.message))?;
             }
         }
     }

@@ -31,8 +31,10 @@ pub mod index;
 pub mod lookup;
 pub mod purpose;
 pub mod run;
+pub mod rustfmt;
 pub mod text;
 pub mod tool;
+pub mod visible;
 pub mod why;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -73,6 +75,9 @@ pub struct CrateOutcome {
     pub params: Vec<NewParam>,
     /// Set when the result did not parse, so nothing of the crate's codemod is applied.
     pub dropped: Option<String>,
+    /// Every `list_roots()` call the codemod looked at: file and range, as `server-roots-request`
+    /// reports it. Those not `refused` are rewritten (unless `dropped`).
+    pub calls: Vec<(usize, Range<usize>)>,
 }
 
 /// Which files belong to the crate of `manifest`: its Rust and JSON files, walked like `check`
@@ -156,6 +161,7 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
     if calls.is_empty() {
         return out;
     }
+    out.calls = calls.iter().flat_map(|(i, rs)| rs.iter().map(|r| (index.fns[*i].file, r.clone()))).collect();
     let refuse_fn = |out: &mut CrateOutcome, fn_index: usize, reason: String| {
         let site = &index.fns[fn_index];
         for (i, ranges) in &calls {
@@ -483,7 +489,15 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
                 edits.extend(companion::enable_roots_edits(&src, &p.file));
             }
             if per_file.contains_key(&i) {
-                edits.extend(unused_imports(&src, &p.file, &texts[i], &candidates));
+                // The original's `use` items, from the tree parsed at the start (not parsed again).
+                let before_uses: Vec<Range<usize>> = parsed[i]
+                    .as_ref()
+                    .map(|o| {
+                        let s = Src { text: &texts[i], base: o.base };
+                        o.ast.items.iter().filter(|it| matches!(it, syn::Item::Use(_))).map(|it| s.range(it)).collect()
+                    })
+                    .unwrap_or_default();
+                edits.extend(unused_imports(&src, &p.file, &texts[i], &before_uses, &candidates));
             }
         } else {
             let parsed = crate::json::parse::parse_json_file(&stage1[i], kind);
@@ -662,7 +676,13 @@ fn list_roots_calls(src: &Src, block: &syn::Block) -> Vec<Range<usize>> {
 
 /// Deletions of `use` leaves in `candidates` that nothing in the file mentions any more but the
 /// original text (`before`) did mention outside its `use` items.
-fn unused_imports(src: &Src, file: &syn::File, before: &str, candidates: &HashSet<String>) -> Vec<Edit> {
+fn unused_imports(
+    src: &Src,
+    file: &syn::File,
+    before: &str,
+    before_uses: &[Range<usize>],
+    candidates: &HashSet<String>,
+) -> Vec<Edit> {
     let uses: Vec<&syn::ItemUse> = file
         .items
         .iter()
@@ -682,16 +702,11 @@ fn unused_imports(src: &Src, file: &syn::File, before: &str, candidates: &HashSe
     };
     let use_ranges: Vec<Range<usize>> = uses.iter().map(|u| src.range(*u)).collect();
     let rest_now = blank(src.text, &use_ranges);
-    let before_uses: Vec<Range<usize>> = parse_rust(before)
-        .map(|p| {
-            let s = Src { text: before, base: p.base };
-            p.file.items.iter().filter(|i| matches!(i, syn::Item::Use(_))).map(|i| s.range(i)).collect()
-        })
-        .unwrap_or_default();
-    let rest_before = blank(before, &before_uses);
-    let unused = |name: &str| {
-        candidates.contains(name) && !mentions_ident(&rest_now, name) && mentions_ident(&rest_before, name)
-    };
+    let rest_before = blank(before, before_uses);
+    // Each text tokenized once for every candidate (`mentions_ident` per name would lex it each time).
+    let (now, was) = (text::ident_set(&rest_now), text::ident_set(&rest_before));
+    let mentions = |set: &Option<HashSet<String>>, name: &str| set.as_ref().is_none_or(|s| s.contains(name));
+    let unused = |name: &str| candidates.contains(name) && !mentions(&now, name) && mentions(&was, name);
     let mut edits = Vec::new();
     for u in uses {
         if tree_empty(&u.tree, &unused) {

@@ -135,12 +135,38 @@ pub fn render(text: &str, range: Range<usize>, edits: &[Edit]) -> String {
 }
 
 /// Whether `text` has an identifier token `name` (comments and string contents do not count).
-/// Text that does not lex counts as mentioning it, so callers stay on the safe side.
+/// Text that does not lex counts as mentioning it, so callers stay on the safe side, unless the
+/// name is nowhere in it.
 pub fn mentions_ident(text: &str, name: &str) -> bool {
+    // No token can be `name` where the text does not hold it: skip tokenizing the whole text.
+    if !text.contains(name) {
+        return false;
+    }
     match TokenStream::from_str(text) {
         Ok(tokens) => crate::rust::syntax::tokens_mention(&tokens, name),
         Err(_) => true,
     }
+}
+
+/// Every identifier token of `text`, at any depth; `None` when it does not lex (then every name
+/// counts as mentioned, as `mentions_ident` has it).
+pub fn ident_set(text: &str) -> Option<std::collections::HashSet<String>> {
+    let tokens = TokenStream::from_str(text).ok()?;
+    let mut out = std::collections::HashSet::new();
+    let mut stack = vec![tokens.into_iter()];
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            Some(TokenTree::Ident(i)) => {
+                out.insert(i.to_string());
+            }
+            Some(TokenTree::Group(g)) => stack.push(g.stream().into_iter()),
+            Some(_) => {}
+            None => {
+                stack.pop();
+            }
+        }
+    }
+    Some(out)
 }
 
 /// How many times an identifier token `name` occurs in `tokens`.
