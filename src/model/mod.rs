@@ -5,7 +5,8 @@
 //! the syntax tree and keeps owned, compact facts (`FileFacts`: no syn node, no span, so they
 //! outlive the tree and cross threads). After every file of the crate was checked, `CrateModel::new`
 //! merges them and resolves names. Only files whose trigger words select a rule that uses the model
-//! feed it (the same set with `--no-prefilter`), and only crates with such a file get one.
+//! feed it (the same set with `--no-prefilter`; a rule's crate words count only where another file
+//! of the crate has one of its own words), and only crates with such a file get one.
 //!
 //! What it knows:
 //! - items: structs and enums with their fields and field types (as written, last segments),
