@@ -201,6 +201,18 @@ fn a_finding_the_codemod_leaves_says_why() {
     assert!(found.iter().filter(|f| f["rule"] != "server-roots-request").all(|f| f.get("note").is_none()));
 }
 
+/// The codemod rewrites rmcp servers only, so `check` never plans a crate that does not depend on
+/// rmcp (which would read every file of it): its findings carry neither a fix nor a note.
+#[test]
+fn a_crate_without_rmcp_is_not_planned() {
+    let dir = two_tools();
+    std::fs::write(dir.path().join("Cargo.toml"), MANIFEST.replace("rmcp = \"3.11\"\n", "")).unwrap();
+    let found = findings(dir.path());
+    let roots: Vec<&Value> = found.iter().filter(|f| f["rule"] == "server-roots-request").collect();
+    assert_eq!(roots.len(), 2, "{found:#?}");
+    assert!(roots.iter().all(|f| f["fix"].is_null() && f.get("note").is_none()), "{roots:#?}");
+}
+
 /// The audit summary counts a rewritten roots finding as fixed by `--unsafe-fixes`, and lists the
 /// one left under "needs a person" with the codemod's reason.
 #[test]
