@@ -14,7 +14,7 @@ use std::ops::Range;
 use syn::visit::{self, Visit};
 use syn::{Expr, Member, Pat, Stmt};
 
-use super::cache::is_plain_clone;
+use super::cache::with_their_clones;
 use super::index::{FnSite, Index};
 use super::lookup::{Refusal, ident_of};
 use super::text::{Src, deletion, item_deletion, mentions_ident};
@@ -425,32 +425,7 @@ struct Cut {
 /// `_name` (a trait method keeps its signature), so no unused variable is left.
 fn roots_part(src: &Src, site: &FnSite, is_roots: &dyn Fn(&str) -> bool) -> Result<Cut, String> {
     let stmts = &site.block.stmts;
-    let mut gone: Vec<bool> = stmts.iter().map(|s| is_roots(src.node_text(s))).collect();
-    loop {
-        let mut changed = false;
-        for (i, stmt) in stmts.iter().enumerate() {
-            if gone[i] {
-                continue;
-            }
-            if let Stmt::Local(l) = stmt
-                && let Pat::Ident(p) = &l.pat
-                && l.init.as_ref().is_some_and(|init| is_plain_clone(&init.expr))
-            {
-                let name = p.ident.to_string();
-                let used = stmts
-                    .iter()
-                    .enumerate()
-                    .any(|(j, s)| j != i && !gone[j] && mentions_ident(src.node_text(s), &name));
-                if !used {
-                    gone[i] = true;
-                    changed = true;
-                }
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
+    let gone = with_their_clones(src, stmts, is_roots);
     if gone.iter().all(|g| *g) {
         return Ok(Cut { edits: vec![Edit::delete(item_deletion(src.text, site.range.clone()))], whole: true });
     }

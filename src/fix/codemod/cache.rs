@@ -234,8 +234,17 @@ impl<'ast> Visit<'ast> for Inits<'_> {
 /// them; a handler left empty goes entirely.
 fn handler_cleanup(src: &Src, site: &FnSite, refresh: &str) -> Vec<Edit> {
     let stmts = &site.block.stmts;
-    let mut gone: Vec<bool> = stmts.iter().map(|s| mentions_ident(src.node_text(s), refresh)).collect();
-    // `let index = self.clone();` that only the removed statements used.
+    let gone = with_their_clones(src, stmts, |text| mentions_ident(text, refresh));
+    if gone.iter().all(|g| *g) {
+        return vec![Edit::delete(item_deletion(src.text, site.range.clone()))];
+    }
+    stmts.iter().zip(&gone).filter(|(_, g)| **g).map(|(s, _)| Edit::delete(deletion(src.text, src.range(s)))).collect()
+}
+
+/// Which of `stmts` go: those `goes` says of by their text, and then every `let x = y.clone();`
+/// that only going statements used (so no unused variable is left).
+pub(super) fn with_their_clones(src: &Src, stmts: &[Stmt], goes: impl Fn(&str) -> bool) -> Vec<bool> {
+    let mut gone: Vec<bool> = stmts.iter().map(|s| goes(src.node_text(s))).collect();
     loop {
         let mut changed = false;
         for (i, stmt) in stmts.iter().enumerate() {
@@ -261,10 +270,7 @@ fn handler_cleanup(src: &Src, site: &FnSite, refresh: &str) -> Vec<Edit> {
             break;
         }
     }
-    if gone.iter().all(|g| *g) {
-        return vec![Edit::delete(item_deletion(src.text, site.range.clone()))];
-    }
-    stmts.iter().zip(&gone).filter(|(_, g)| **g).map(|(s, _)| Edit::delete(deletion(src.text, src.range(s)))).collect()
+    gone
 }
 
 /// `self.clone()`, `context.peer.clone()`, `Arc::clone(&self.x)`: copies with no other effect.
