@@ -491,13 +491,11 @@ fn strip(expr: &Expr) -> &Expr {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
 
     use crate::diagnostic::{Applicability, Diagnostic};
-    use crate::engine::check_text;
 
     fn findings(name: &str, text: &str) -> Vec<Diagnostic> {
-        check_text(Path::new(name), text.to_owned()).into_iter().filter(|d| d.rule == "deprecated-feature").collect()
+        crate::rules::test_support::diagnostics_of("deprecated-feature", name, text)
     }
 
     fn spans(name: &str, text: &str) -> Vec<String> {
@@ -505,18 +503,7 @@ mod tests {
     }
 
     fn fixed(name: &str, text: &str) -> String {
-        let mut edits: Vec<_> = findings(name, text)
-            .into_iter()
-            .filter_map(|d| d.fix)
-            .filter(|f| f.applicability == Applicability::Safe)
-            .flat_map(|f| f.edits)
-            .collect();
-        edits.sort_by_key(|e| std::cmp::Reverse(e.byte_range.start));
-        let mut out = text.to_owned();
-        for e in edits {
-            out.replace_range(e.byte_range, &e.replacement);
-        }
-        out
+        crate::rules::test_support::with_fixes(text, findings(name, text), false)
     }
 
     #[test]

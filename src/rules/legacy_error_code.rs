@@ -585,13 +585,11 @@ fn report(cx: &mut Cx, code: Code, usage: Use, digits: Range<usize>, minus: Opti
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
 
     use crate::diagnostic::{Applicability, Diagnostic};
-    use crate::engine::check_text;
 
     fn findings(name: &str, text: &str) -> Vec<Diagnostic> {
-        check_text(Path::new(name), text.to_owned()).into_iter().filter(|d| d.rule == "legacy-error-code").collect()
+        crate::rules::test_support::diagnostics_of("legacy-error-code", name, text)
     }
 
     fn spans(name: &str, text: &str) -> Vec<String> {
@@ -599,18 +597,7 @@ mod tests {
     }
 
     fn fixed(name: &str, text: &str) -> String {
-        let mut edits: Vec<_> = findings(name, text)
-            .into_iter()
-            .filter_map(|d| d.fix)
-            .filter(|f| f.applicability == Applicability::Safe)
-            .flat_map(|f| f.edits)
-            .collect();
-        edits.sort_by_key(|e| std::cmp::Reverse(e.byte_range.start));
-        let mut out = text.to_owned();
-        for e in edits {
-            out.replace_range(e.byte_range, &e.replacement);
-        }
-        out
+        crate::rules::test_support::with_fixes(text, findings(name, text), false)
     }
 
     #[test]

@@ -373,11 +373,10 @@ fn const_item(cx: &mut Cx, name: &syn::Ident, expr: &Expr) {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
 
     use crate::context::{CrateContext, Era, EraDecision};
     use crate::diagnostic::Diagnostic;
-    use crate::engine::{check_file, check_text};
+    use crate::engine::check_file;
     use crate::rules;
     use crate::source::SourceFile;
 
@@ -393,10 +392,7 @@ mod tests {
     }
 
     fn findings(name: &str, text: &str) -> Vec<Diagnostic> {
-        check_text(Path::new(name), text.to_owned())
-            .into_iter()
-            .filter(|d| d.rule == "legacy-protocol-version")
-            .collect()
+        crate::rules::test_support::diagnostics_of("legacy-protocol-version", name, text)
     }
 
     const CLIENT: &str = "use rmcp::model::*;\n\

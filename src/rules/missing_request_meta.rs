@@ -446,29 +446,16 @@ fn in_line_comment(text: &str, i: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
 
     use super::*;
     use crate::diagnostic::Diagnostic;
-    use crate::engine::check_text;
 
     fn findings(name: &str, text: &str) -> Vec<Diagnostic> {
-        check_text(Path::new(name), text.to_owned()).into_iter().filter(|d| d.rule == "missing-request-meta").collect()
+        crate::rules::test_support::diagnostics_of("missing-request-meta", name, text)
     }
 
     fn fixed(name: &str, text: &str, unsafe_too: bool) -> String {
-        let mut edits: Vec<_> = findings(name, text)
-            .into_iter()
-            .filter_map(|d| d.fix)
-            .filter(|f| unsafe_too || f.applicability == Applicability::Safe)
-            .flat_map(|f| f.edits)
-            .collect();
-        edits.sort_by_key(|e| std::cmp::Reverse(e.byte_range.start));
-        let mut out = text.to_owned();
-        for e in edits {
-            out.replace_range(e.byte_range, &e.replacement);
-        }
-        out
+        crate::rules::test_support::with_fixes(text, findings(name, text), unsafe_too)
     }
 
     #[test]

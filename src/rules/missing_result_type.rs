@@ -176,25 +176,17 @@ pub(crate) fn insert_first_members(text: &str, obj: &JsonNode, new: &[(&str, Str
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
 
     use crate::diagnostic::Diagnostic;
-    use crate::engine::check_text;
     use crate::json::parse::parse_json_file;
     use crate::source::FileKind;
 
     fn findings(name: &str, text: &str) -> Vec<Diagnostic> {
-        check_text(Path::new(name), text.to_owned()).into_iter().filter(|d| d.rule == "missing-result-type").collect()
+        crate::rules::test_support::diagnostics_of("missing-result-type", name, text)
     }
 
     fn fixed(name: &str, text: &str) -> String {
-        let mut edits: Vec<_> = findings(name, text).into_iter().filter_map(|d| d.fix).flat_map(|f| f.edits).collect();
-        edits.sort_by_key(|e| std::cmp::Reverse(e.byte_range.start));
-        let mut out = text.to_owned();
-        for e in edits {
-            out.replace_range(e.byte_range, &e.replacement);
-        }
-        out
+        crate::rules::test_support::with_fixes(text, findings(name, text), true)
     }
 
     const REQ: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;

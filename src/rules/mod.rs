@@ -230,6 +230,31 @@ pub(crate) mod test_support {
             .map(|d| (text[..d.range.start].lines().count().max(1), text[d.range.clone()].to_owned()))
             .collect()
     }
+
+    /// One rule's findings in `text`, checked as the file at (relative) path `name`.
+    pub fn diagnostics_of(rule: &str, name: &str, text: &str) -> Vec<crate::diagnostic::Diagnostic> {
+        crate::engine::check_text(std::path::Path::new(name), text.to_owned())
+            .into_iter()
+            .filter(|d| d.rule == rule)
+            .collect()
+    }
+
+    /// `text` with the findings' fixes applied: the safe ones, or every one with `unsafe_too`.
+    pub fn with_fixes(text: &str, findings: Vec<crate::diagnostic::Diagnostic>, unsafe_too: bool) -> String {
+        use crate::diagnostic::Applicability;
+        let mut edits: Vec<_> = findings
+            .into_iter()
+            .filter_map(|d| d.fix)
+            .filter(|f| unsafe_too || f.applicability == Applicability::Safe)
+            .flat_map(|f| f.edits)
+            .collect();
+        edits.sort_by_key(|e| std::cmp::Reverse(e.byte_range.start));
+        let mut out = text.to_owned();
+        for e in edits {
+            out.replace_range(e.byte_range, &e.replacement);
+        }
+        out
+    }
 }
 
 #[cfg(test)]

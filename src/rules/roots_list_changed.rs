@@ -348,25 +348,19 @@ mod tests {
 
     use crate::context::{CrateContext, Era, EraDecision, Role};
     use crate::diagnostic::{Applicability, Diagnostic};
-    use crate::engine::{check_file, check_text};
+    use crate::engine::check_file;
     use crate::json::parse::parse_json_file;
     use crate::rules;
     use crate::source::FileKind;
     use crate::source::SourceFile;
 
     fn findings(name: &str, text: &str) -> Vec<Diagnostic> {
-        check_text(Path::new(name), text.to_owned()).into_iter().filter(|d| d.rule == "roots-list-changed").collect()
+        crate::rules::test_support::diagnostics_of("roots-list-changed", name, text)
     }
 
     /// Applies every fix of this rule's findings (edits from the end, as the fixer does).
     fn fixed(name: &str, text: &str) -> String {
-        let mut edits: Vec<_> = findings(name, text).into_iter().filter_map(|d| d.fix).flat_map(|f| f.edits).collect();
-        edits.sort_by_key(|e| std::cmp::Reverse(e.byte_range.start));
-        let mut out = text.to_owned();
-        for e in edits {
-            out.replace_range(e.byte_range, &e.replacement);
-        }
-        out
+        crate::rules::test_support::with_fixes(text, findings(name, text), true)
     }
 
     /// The applicability of each fix of this rule's findings, in a crate of the given era.

@@ -257,13 +257,11 @@ fn report_json(
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
 
     use crate::diagnostic::Diagnostic;
-    use crate::engine::check_text;
 
     fn findings(name: &str, text: &str) -> Vec<Diagnostic> {
-        check_text(Path::new(name), text.to_owned()).into_iter().filter(|d| d.rule == "session-header").collect()
+        crate::rules::test_support::diagnostics_of("session-header", name, text)
     }
 
     fn spans(name: &str, text: &str) -> Vec<String> {
@@ -271,13 +269,7 @@ mod tests {
     }
 
     fn fixed(name: &str, text: &str) -> String {
-        let mut edits: Vec<_> = findings(name, text).into_iter().filter_map(|d| d.fix).flat_map(|f| f.edits).collect();
-        edits.sort_by_key(|e| std::cmp::Reverse(e.byte_range.start));
-        let mut out = text.to_owned();
-        for e in edits {
-            out.replace_range(e.byte_range, &e.replacement);
-        }
-        out
+        crate::rules::test_support::with_fixes(text, findings(name, text), true)
     }
 
     #[test]
