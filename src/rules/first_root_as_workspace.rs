@@ -106,16 +106,12 @@ impl Rule for FirstRootAsWorkspace {
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::check_text;
 
     /// The text of this rule's findings in a standalone Rust file.
     fn check(text: &str) -> Vec<String> {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("lib.rs");
-        check_text(&path, text.to_owned())
+        crate::rules::test_support::spans_of("first-root-as-workspace", "lib.rs", text)
             .into_iter()
-            .filter(|d| d.rule == "first-root-as-workspace")
-            .map(|d| text[d.range.clone()].to_owned())
+            .map(|(_, s)| s)
             .collect()
     }
 

@@ -347,16 +347,9 @@ fn separator_terminated(body: &syn::Block) -> HashSet<String> {
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::check_text;
 
     fn check(text: &str) -> Vec<String> {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("lib.rs");
-        check_text(&path, text.to_owned())
-            .into_iter()
-            .filter(|d| d.rule == "root-prefix-check")
-            .map(|d| text[d.range.clone()].to_owned())
-            .collect()
+        crate::rules::test_support::spans_of("root-prefix-check", "lib.rs", text).into_iter().map(|(_, s)| s).collect()
     }
 
     const HEAD: &str = "use rmcp::model::{ListRootsResult, Root};\n";

@@ -361,16 +361,9 @@ fn scheme_tested(body: &syn::Block) -> HashSet<String> {
 #[cfg(test)]
 mod tests {
     use crate::diagnostic::Applicability;
-    use crate::engine::check_text;
 
     fn check(text: &str) -> Vec<String> {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("lib.rs");
-        check_text(&path, text.to_owned())
-            .into_iter()
-            .filter(|d| d.rule == "root-uri-to-path")
-            .map(|d| text[d.range.clone()].to_owned())
-            .collect()
+        crate::rules::test_support::spans_of("root-uri-to-path", "lib.rs", text).into_iter().map(|(_, s)| s).collect()
     }
 
     #[test]
@@ -459,7 +452,7 @@ mod tests {
     fn the_suggestion_is_display_only() {
         let text = "use rmcp::model::Root;\nfn f(root: &Root) { let p = root.uri.strip_prefix(\"file://\"); }\n";
         let dir = tempfile::tempdir().unwrap();
-        let found = check_text(&dir.path().join("lib.rs"), text.to_owned());
+        let found = crate::engine::check_text(&dir.path().join("lib.rs"), text.to_owned());
         let d = found.iter().find(|d| d.rule == "root-uri-to-path").expect("a finding");
         let fix = d.fix.as_ref().unwrap();
         assert_eq!(fix.applicability, Applicability::DisplayOnly);
