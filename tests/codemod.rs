@@ -11,7 +11,8 @@ use std::process::Command as Std;
 use assert_cmd::Command;
 use predicates::prelude::*;
 
-const CRATES: &[&str] = &["workspace-tools", "project-notes", "file-index", "text-stats", "sandbox-files"];
+const CRATES: &[&str] =
+    &["workspace-tools", "project-notes", "file-index", "text-stats", "sandbox-files", "folder-stats"];
 
 /// What the summary says of the crate's migration: a new tool parameter, or (`sandbox-files`, whose
 /// roots extend an allow-list) the configured list kept.

@@ -226,6 +226,26 @@ fn shape_a_tools_ask_for_the_directory() {
     assert_eq!(server.call("count_files", json!({"extension": "txt"})), "1 .txt file(s) in .");
 }
 
+/// Requests whose failure the tool answers itself (`match`, `tokio::time::timeout`, `let … else`,
+/// `if let`): the error arms go with the request, and so does the timeout's limit.
+#[test]
+fn tools_that_handled_a_failed_request_take_the_directory() {
+    let (_keep, binary) = fixed_and_built("folder-stats");
+    let work = folder(&[("a.txt", "one\ntwo\n"), ("b.txt", ""), ("c.md", "three\n")]);
+    let elsewhere = folder(&[]);
+    let mut server = Server::start(&binary, elsewhere.path());
+    let tools = server.tools();
+    for name in ["count_lines", "largest_file", "empty_files", "count_files"] {
+        let (path, required) = property(&tools, name, "path");
+        assert_eq!((path["type"].as_str(), required), (Some("string"), true), "{name}");
+    }
+    let dir = json!({"path": path_str(work.path())});
+    assert_eq!(server.call("count_lines", dir.clone()), "3 line(s)");
+    assert_eq!(server.call("largest_file", dir.clone()), "a.txt");
+    assert_eq!(server.call("empty_files", dir.clone()), "b.txt");
+    assert_eq!(server.call("count_files", dir), "3 file(s)");
+}
+
 #[test]
 fn shape_b_tools_read_the_parameter_instead_of_the_cache() {
     let (_keep, binary) = fixed_and_built("file-index");

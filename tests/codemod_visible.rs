@@ -8,7 +8,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const CRATES: &[&str] = &["workspace-tools", "project-notes", "file-index", "text-stats", "word-finder"];
+const CRATES: &[&str] =
+    &["workspace-tools", "project-notes", "file-index", "text-stats", "word-finder", "folder-stats"];
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/crates")

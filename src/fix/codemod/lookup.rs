@@ -145,6 +145,83 @@ fn flatten(mut e: &Expr) -> Chain<'_> {
     Chain { base: e, links }
 }
 
+/// `Ok(x)`, or `Ok(Ok(x))` under a timeout: the name bound and how many `Ok`s wrap it.
+fn ok_binding(pat: &Pat) -> Option<(String, usize)> {
+    let mut p = pat;
+    let mut depth = 0;
+    loop {
+        match p {
+            Pat::TupleStruct(ts) if ts.path.is_ident("Ok") && ts.elems.len() == 1 => {
+                p = &ts.elems[0];
+                depth += 1;
+            }
+            Pat::Ident(i) if depth > 0 && i.subpat.is_none() && i.by_ref.is_none() => {
+                return Some((i.ident.to_string(), depth));
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// A value whose `let` can go without changing what the code does: a literal, a path, or a call
+/// of a path on such values (`Duration::from_secs(10)`).
+fn is_plain_value(e: &Expr) -> bool {
+    match strip_parens(e) {
+        Expr::Lit(_) | Expr::Path(_) => true,
+        Expr::Call(c) => matches!(&*c.func, Expr::Path(_)) && c.args.iter().all(is_plain_value),
+        _ => false,
+    }
+}
+
+/// What an arm that goes on gives, when it is the list `bound` names: the result, or its `.roots`.
+fn gives_list(value: &Expr, bound: &str) -> Option<ListKind> {
+    let value = match strip_parens(value) {
+        Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+            syn::Stmt::Expr(e, None) => e,
+            _ => return None,
+        },
+        e => e,
+    };
+    let ch = flatten(strip_parens(value));
+    if ident_of(ch.base).as_deref() != Some(bound) {
+        return None;
+    }
+    match ch.links.as_slice() {
+        [] => Some(ListKind::Result),
+        [only] if is_field(Some(only), "roots") => Some(ListKind::Vec),
+        _ => None,
+    }
+}
+
+/// An arm or `else` that never goes on: it returns, or ends in `return`, `?` on an error, `break`,
+/// `continue` or a panicking macro.
+fn diverges(e: &Expr) -> bool {
+    match strip_parens(e) {
+        Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
+        Expr::Macro(m) => m
+            .mac
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| ["panic", "unreachable", "bail", "todo", "unimplemented"].iter().any(|n| s.ident == n)),
+        Expr::Try(t) => {
+            matches!(strip_parens(&t.expr), Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Err")))
+        }
+        Expr::Block(b) => block_diverges(&b.block),
+        _ => false,
+    }
+}
+
+fn block_diverges(b: &syn::Block) -> bool {
+    match b.stmts.last() {
+        Some(syn::Stmt::Expr(e, _)) => diverges(e),
+        Some(syn::Stmt::Macro(m)) => {
+            m.mac.path.segments.last().is_some_and(|s| ["panic", "unreachable", "bail"].iter().any(|n| s.ident == n))
+        }
+        _ => false,
+    }
+}
+
 fn method<'a>(link: Option<&(Link<'a>, &'a Expr)>, names: &[&str]) -> Option<&'a ExprMethodCall> {
     match link {
         Some((Link::Method(m), _)) if names.iter().any(|n| m.method == n) => Some(m),
@@ -244,6 +321,9 @@ pub struct Rewriter<'s> {
     pub lookups: usize,
     /// `if roots.is_empty() { … }` statements: the statement and its condition.
     guards: Vec<(Range<usize>, Range<usize>)>,
+    /// Locals that only gave a deleted request's `tokio::time::timeout` its limit (`limit` in
+    /// `timeout(limit, peer.list_roots())`): their `let` goes too when nothing else reads them.
+    timeout_limits: Vec<String>,
 }
 
 impl<'s> Rewriter<'s> {
@@ -259,6 +339,7 @@ impl<'s> Rewriter<'s> {
             refusal: None,
             lookups: 0,
             guards: Vec::new(),
+            timeout_limits: Vec::new(),
         }
     }
 
@@ -312,6 +393,51 @@ impl<'s> Rewriter<'s> {
                 _ => self.visit_stmt(stmt),
             }
         }
+        if self.refusal.is_none() {
+            self.drop_unused_limits(block);
+        }
+    }
+
+    /// Deletes the `let` of each of `timeout_limits` bound in `block` by a plain value
+    /// (`Duration::from_secs(10)`, a constant) that no statement left standing mentions.
+    fn drop_unused_limits(&mut self, block: &syn::Block) {
+        for name in std::mem::take(&mut self.timeout_limits) {
+            let bound_here = block.stmts.iter().find(|stmt| {
+                matches!(stmt, Stmt::Local(l)
+                    if matches!(&l.pat, Pat::Ident(p) if p.ident == name && p.subpat.is_none())
+                        && l.init.as_ref().is_some_and(|i| i.diverge.is_none() && is_plain_value(&i.expr)))
+            });
+            let Some(bound) = bound_here else { continue };
+            let bound = self.range(bound);
+            let deleted = |r: &Range<usize>| {
+                self.edits.iter().any(|e| e.byte_range.start <= r.start && r.end <= e.byte_range.end)
+            };
+            let still_read =
+                block.stmts.iter().map(|stmt| self.range(stmt)).any(|r| {
+                    r != bound && !deleted(&r) && super::text::mentions_ident(self.src.slice(r.clone()), &name)
+                });
+            if !still_read {
+                self.edits.push(Edit::delete(super::text::deletion(self.src.text, bound)));
+            }
+        }
+    }
+
+    /// Notes the limit local of a deleted `tokio::time::timeout(limit, …)` request.
+    fn note_timeout_limit(&mut self, init: &Expr) {
+        let awaited = match strip_parens(init) {
+            Expr::Match(m) => &*m.expr,
+            Expr::If(i) => match strip_parens(&i.cond) {
+                Expr::Let(l) => &*l.expr,
+                _ => return,
+            },
+            e => e,
+        };
+        if let Expr::Await(a) = strip_parens(awaited)
+            && let Expr::Call(c) = strip_parens(&a.base)
+            && let Some(limit) = c.args.first().and_then(ident_of)
+        {
+            self.timeout_limits.push(limit);
+        }
     }
 
     /// Settles the emptiness checks once the need is known.
@@ -346,6 +472,29 @@ impl<'s> Rewriter<'s> {
             },
             _ => None,
         };
+        // `let listed = match peer.list_roots().await { Ok(l) => l, Err(e) => return … };` and its
+        // `let … else`, `if let` and `tokio::time::timeout` forms: the request goes, its error arms with it.
+        if let Some(name) = name.as_deref()
+            && init.diverge.is_none()
+            && let Some(kind) = self.request_with_error_arms(&init.expr)
+        {
+            self.lists.insert(name.to_owned(), kind);
+            self.lookups += 1;
+            self.edits.push(Edit::delete(super::text::deletion(self.src.text, stmt)));
+            self.note_timeout_limit(&init.expr);
+            return;
+        }
+        if let Some(diverge) = &init.diverge
+            && let Some((bound, depth)) = ok_binding(&local.pat)
+            && self.bare_request(&init.expr) == Some(depth)
+            && diverges(&diverge.1)
+        {
+            self.lists.insert(bound, ListKind::Result);
+            self.lookups += 1;
+            self.edits.push(Edit::delete(super::text::deletion(self.src.text, stmt)));
+            self.note_timeout_limit(&init.expr);
+            return;
+        }
         let ch = flatten(strip_parens(&init.expr));
         // `let listed = context.peer.list_roots().await?;`
         if let Some((end, kind, _)) = self.fetch_at(&ch)
@@ -402,6 +551,71 @@ impl<'s> Rewriter<'s> {
             return;
         }
         self.visit_local(local);
+    }
+
+    /// A `match` or `if let … else` over a bare roots request (`bare_request`) whose one arm that
+    /// goes on gives the list it bound (`Ok(listed) => listed`, or `listed.roots`) and whose other
+    /// arms all diverge (`return`, `?` on an error, `panic!`): what the value is, as a `let` of it.
+    fn request_with_error_arms(&self, e: &Expr) -> Option<ListKind> {
+        match strip_parens(e) {
+            Expr::Match(m) => {
+                let depth = self.bare_request(&m.expr)?;
+                let mut kind = None;
+                for arm in &m.arms {
+                    if arm.guard.is_some() {
+                        return None;
+                    }
+                    match ok_binding(&arm.pat) {
+                        Some((bound, d)) if d == depth && kind.is_none() => kind = Some(gives_list(&arm.body, &bound)?),
+                        _ if diverges(&arm.body) => {}
+                        _ => return None,
+                    }
+                }
+                kind
+            }
+            Expr::If(i) => {
+                let Expr::Let(l) = strip_parens(&i.cond) else { return None };
+                let (bound, depth) = ok_binding(&l.pat)?;
+                if self.bare_request(&l.expr) != Some(depth) || i.then_branch.stmts.len() != 1 {
+                    return None;
+                }
+                let syn::Stmt::Expr(value, None) = &i.then_branch.stmts[0] else { return None };
+                let (_, otherwise) = i.else_branch.as_ref()?;
+                if !diverges(otherwise) {
+                    return None;
+                }
+                gives_list(value, &bound)
+            }
+            _ => None,
+        }
+    }
+
+    /// A roots request awaited with its error left to the code around it:
+    /// `peer.list_roots().await` (1: one `Ok` to unwrap) or
+    /// `tokio::time::timeout(limit, peer.list_roots()).await` (2: the timeout's `Ok` around it).
+    fn bare_request(&self, e: &Expr) -> Option<usize> {
+        let Expr::Await(awaited) = strip_parens(e) else { return None };
+        let is_request = |future: &Expr| {
+            let ch = flatten(strip_parens(future));
+            matches!(ch.links.last(), Some((Link::Method(m), _)) if m.method == "list_roots" && m.args.is_empty())
+                && ch.links[..ch.links.len() - 1].iter().all(|l| {
+                    matches!(l.0, Link::Field(_) | Link::Await | Link::Try)
+                        || matches!(l.0, Link::Method(m) if m.args.is_empty())
+                })
+                && matches!(strip_parens(ch.base), Expr::Path(_))
+        };
+        if is_request(&awaited.base) {
+            return Some(1);
+        }
+        if let Expr::Call(c) = strip_parens(&awaited.base)
+            && let Expr::Path(p) = &*c.func
+            && p.path.segments.last().is_some_and(|s| s.ident == "timeout")
+            && c.args.len() == 2
+            && is_request(&c.args[1])
+        {
+            return Some(2);
+        }
+        None
     }
 
     /// Where a roots request ends in `ch` (after its unwrapping and an optional `.roots`).
@@ -1158,6 +1372,44 @@ mod tests {
              go(Path::new(root));");
         assert_eq!(need, Need::First);
         assert_eq!(out, "    let root = P.as_str();\n    go(Path::new(root));");
+    }
+
+    /// The request's own failure handling goes with it; a fallback that goes on, a guard, or a
+    /// limit something else reads keeps the code as it was (refused, or the `let` kept).
+    #[test]
+    fn requests_with_error_arms() {
+        let tail = "\n    let Some(root) = listed.roots.first() else { return Err(E::no()) };\n    \
+                    go(PathBuf::from(root.uri.trim_start_matches(\"file://\")));";
+        let want = "    go(PathBuf::from(P.as_str()));";
+        for request in [
+            "let listed = match cx.peer.list_roots().await { Ok(l) => l, Err(e) => return Err(E::from(e)) };",
+            "let listed = match cx.peer.list_roots().await { Err(e) => { warn(&e); return Err(E::from(e)); } Ok(l) => l };",
+            "let Ok(listed) = cx.peer.list_roots().await else { return Err(E::no()) };",
+            "let listed = if let Ok(l) = cx.peer.list_roots().await { l } else { panic!(\"no roots\") };",
+            "let listed = match tokio::time::timeout(D, cx.peer.list_roots()).await { Ok(Ok(l)) => l, Ok(Err(e)) => return Err(E::from(e)), Err(_) => return Err(E::slow()) };",
+        ] {
+            let (out, _) = ok(&format!("    {request}{tail}"));
+            assert_eq!(out, want, "{request}");
+        }
+        let (out, _) = ok(&format!(
+            "    let limit = Duration::from_secs(5);\n    \
+             let listed = match timeout(limit, cx.peer.list_roots()).await {{ Ok(Ok(l)) => l, _ => return Err(E::no()) }};{tail}"
+        ));
+        assert_eq!(out, want);
+        let (out, _) = ok(&format!(
+            "    let limit = Duration::from_secs(5);\n    \
+             let listed = match timeout(limit, cx.peer.list_roots()).await {{ Ok(Ok(l)) => l, _ => return Err(E::no()) }};{tail}\n    \
+             sleep(limit);"
+        ));
+        assert!(out.starts_with("    let limit = Duration::from_secs(5);\n"), "{out}");
+        for kept in [
+            "let listed = match cx.peer.list_roots().await { Ok(l) => l, Err(_) => ListRootsResult::default() };",
+            "let listed = match cx.peer.list_roots().await { Ok(l) if !l.roots.is_empty() => l, _ => return Err(E::no()) };",
+            "let listed = match cx.peer.list_roots().await { Ok(l) => l.clone(), Err(e) => return Err(E::from(e)) };",
+            "let listed = match timeout(D, cx.peer.list_roots()).await { Ok(l) => l?, Err(_) => return Err(E::slow()) };",
+        ] {
+            assert!(rewrite(&format!("    {kept}{tail}")).is_err(), "{kept}");
+        }
     }
 
     #[test]

@@ -558,6 +558,7 @@ const UNUSED_CANDIDATES: &[&str] = &[
     "ErrorData",
     "McpError",
     "Url",
+    "Duration",
 ];
 
 fn line_ending(text: &str) -> &'static str {
