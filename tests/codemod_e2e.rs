@@ -235,7 +235,7 @@ fn tools_that_handled_a_failed_request_take_the_directory() {
     let elsewhere = folder(&[]);
     let mut server = Server::start(&binary, elsewhere.path());
     let tools = server.tools();
-    for name in ["count_lines", "largest_file", "empty_files", "count_files"] {
+    for name in ["count_lines", "largest_file", "empty_files", "count_files", "newest_file"] {
         let (path, required) = property(&tools, name, "path");
         assert_eq!((path["type"].as_str(), required), (Some("string"), true), "{name}");
     }
@@ -243,7 +243,10 @@ fn tools_that_handled_a_failed_request_take_the_directory() {
     assert_eq!(server.call("count_lines", dir.clone()), "3 line(s)");
     assert_eq!(server.call("largest_file", dir.clone()), "a.txt");
     assert_eq!(server.call("empty_files", dir.clone()), "b.txt");
-    assert_eq!(server.call("count_files", dir), "3 file(s)");
+    assert_eq!(server.call("count_files", dir.clone()), "3 file(s)");
+    // Through the helper that returned a `match`: inlined into the tool, then removed.
+    let newest = server.call("newest_file", dir);
+    assert!(["a.txt", "b.txt", "c.md"].contains(&newest.as_str()), "{newest}");
 }
 
 #[test]

@@ -614,6 +614,14 @@ impl Uses<'_, '_, '_> {
                 self.record(Purpose::PassedOn, k, range(), arg);
                 let u = self.out.uses.last_mut().expect("just recorded");
                 (u.callee, u.arg) = (Some(callee.clone()), u8::try_from(i).ok());
+                // A helper's result may be one directory, not a list (`files_in(&dir)` after
+                // `let dir = workspace_dir(peer).await?`): then what the callee does with its
+                // parameter decides. Only one of the two uses resolves (`RootsFlow::uses_in`).
+                if let Kind::Source(_) = k
+                    && let Ok(arg) = u8::try_from(i)
+                {
+                    self.record_dir(Purpose::Handed { arg }, (k, true), range(), args[i]);
+                }
             }
         }
     }

@@ -467,7 +467,7 @@ impl ArmPlanner<'_> {
             Some(call) => {
                 let msrc = &cr.src(call.site.file);
                 let mut rw = Rewriter::new(msrc, &self.job.helpers);
-                rw.block(call.site.block);
+                rw.fn_body(call.site.block);
                 rw.finish();
                 if let Some(r) = rw.refusal {
                     return Err(format!("the method `{}`: {}", call.site.name(), r.reason));

@@ -163,6 +163,11 @@ fn ok_binding(pat: &Pat) -> Option<(String, usize)> {
     }
 }
 
+/// `Err(…)`: in a function's tail, an error the function returns.
+fn is_err_value(e: &Expr) -> bool {
+    matches!(strip_parens(e), Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Err")))
+}
+
 /// A value whose `let` can go without changing what the code does: a literal, a path, or a call
 /// of a path on such values (`Duration::from_secs(10)`).
 fn is_plain_value(e: &Expr) -> bool {
@@ -378,9 +383,67 @@ impl<'s> Rewriter<'s> {
         render(self.src.text, range, &inner)
     }
 
+    /// Rewrites a function's whole body; call `finish` afterwards. Beyond `block`: a tail `match`
+    /// over a bare request that returns what the function gives (`match peer.list_roots().await {
+    /// Ok(listed) => Ok(dir_of(listed)), Err(e) => Err(…) }`) becomes its `Ok` arm's value, and the
+    /// other arms (errors the function returned, or left it by) go.
+    pub fn fn_body(&mut self, block: &syn::Block) {
+        let Some((Stmt::Expr(Expr::Match(m), None), before)) = block.stmts.split_last() else {
+            return self.block(block);
+        };
+        let Some((bound, value)) = self.tail_request_match(m) else { return self.block(block) };
+        self.stmts(before);
+        if self.refusal.is_some() {
+            return;
+        }
+        self.lists.insert(bound, ListKind::Result);
+        self.lookups += 1;
+        let text = match strip_parens(value) {
+            // An arm block's statements take the match's place (it is the function's tail).
+            Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => {
+                let inner = self.range(&b.block);
+                self.render_with(inner.start + 1..inner.end - 1, |rw| rw.block(&b.block)).trim().to_owned()
+            }
+            _ => {
+                let range = self.range(value);
+                self.render_with(range, |rw| rw.visit_expr(value))
+            }
+        };
+        let whole = self.range(m);
+        self.replace(whole, text);
+        let init = Expr::Match(m.clone());
+        self.note_timeout_limit(&init);
+        self.drop_unused_limits(block);
+    }
+
+    /// The list a tail `match` binds and the value its one going-on arm gives, when it matches a
+    /// bare request and each other arm leaves the function (diverges, or is an `Err(…)` it returns).
+    fn tail_request_match<'m>(&self, m: &'m syn::ExprMatch) -> Option<(String, &'m Expr)> {
+        let depth = self.bare_request(&m.expr)?;
+        let mut going_on = None;
+        for arm in &m.arms {
+            if arm.guard.is_some() {
+                return None;
+            }
+            match ok_binding(&arm.pat) {
+                Some((bound, d)) if d == depth && going_on.is_none() => going_on = Some((bound, &*arm.body)),
+                _ if diverges(&arm.body) || is_err_value(&arm.body) => {}
+                _ => return None,
+            }
+        }
+        going_on
+    }
+
     /// Rewrites a function body's statements; call `finish` afterwards.
     pub fn block(&mut self, block: &syn::Block) {
-        for stmt in &block.stmts {
+        self.stmts(&block.stmts);
+        if self.refusal.is_none() {
+            self.drop_unused_limits(block);
+        }
+    }
+
+    fn stmts(&mut self, stmts: &[Stmt]) {
+        for stmt in stmts {
             if self.refusal.is_some() {
                 return;
             }
@@ -392,9 +455,6 @@ impl<'s> Rewriter<'s> {
                 }
                 _ => self.visit_stmt(stmt),
             }
-        }
-        if self.refusal.is_none() {
-            self.drop_unused_limits(block);
         }
     }
 
@@ -410,7 +470,11 @@ impl<'s> Rewriter<'s> {
             let Some(bound) = bound_here else { continue };
             let bound = self.range(bound);
             let deleted = |r: &Range<usize>| {
-                self.edits.iter().any(|e| e.byte_range.start <= r.start && r.end <= e.byte_range.end)
+                self.edits.iter().any(|e| {
+                    e.byte_range.start <= r.start
+                        && r.end <= e.byte_range.end
+                        && !super::text::mentions_ident(&e.replacement, &name)
+                })
             };
             let still_read =
                 block.stmts.iter().map(|stmt| self.range(stmt)).any(|r| {
@@ -1277,7 +1341,7 @@ impl<'ast> Visit<'ast> for Rewriter<'_> {
 pub fn helper_inline(src: &Src, sig: &syn::Signature, block: &syn::Block) -> Result<HelperInline, Refusal> {
     let empty = HashMap::new();
     let mut rw = Rewriter::new(src, &empty);
-    rw.block(block);
+    rw.fn_body(block);
     rw.finish();
     let whole = src.range(&sig.ident);
     if let Some(r) = rw.refusal {
@@ -1347,7 +1411,7 @@ mod tests {
         let src = Src { text: &text, base: 0 };
         let helpers = HashMap::new();
         let mut rw = Rewriter::new(&src, &helpers);
-        rw.block(&f.block);
+        rw.fn_body(&f.block);
         rw.finish();
         let result = match (rw.refusal, rw.need) {
             (Some(r), _) => Err(r.reason),
@@ -1412,6 +1476,28 @@ mod tests {
         }
     }
 
+    /// A body that ends in a `match` over the request: the match becomes the `Ok` arm's value.
+    #[test]
+    fn a_tail_match_over_the_request() {
+        let (out, _) = ok("    match cx.peer.list_roots().await {\n        \
+             Ok(listed) => Ok(PathBuf::from(listed.roots.first().and_then(|r| r.uri.strip_prefix(\"file://\")).ok_or_else(|| E::no())?)),\n        \
+             Err(e) => Err(E::from(e)),\n    }");
+        assert_eq!(out, "    Ok(PathBuf::from(P.as_str()))");
+        let (out, _) = ok("    let limit = Duration::from_secs(3);\n    \
+             match timeout(limit, cx.peer.list_roots()).await {\n        \
+             Ok(Ok(listed)) => {\n            \
+             let Some(root) = listed.roots.first() else { return Err(E::no()) };\n            \
+             go(PathBuf::from(root.uri.trim_start_matches(\"file://\")))\n        }\n        \
+             Ok(Err(e)) => Err(E::from(e)),\n        \
+             Err(_) => Err(E::slow()),\n    }");
+        assert_eq!(out, "    go(PathBuf::from(P.as_str()))");
+        // An arm that goes on without the list is a fallback the parameter would lose.
+        let fallback = "    match cx.peer.list_roots().await {\n        \
+             Ok(listed) => Ok(PathBuf::from(listed.roots.first().and_then(|r| r.uri.strip_prefix(\"file://\")).ok_or_else(|| E::no())?)),\n        \
+             Err(_) => Ok(PathBuf::from(\".\")),\n    }";
+        assert!(rewrite(fallback).is_err());
+    }
+
     #[test]
     fn bound_root_uses_are_rewritten() {
         let (out, need) = ok("    let listed = peer.list_roots().await?;\n    \
@@ -1474,7 +1560,7 @@ mod tests {
             "    let l = p.list_roots().await?;\n    let a = l.roots.first().unwrap().uri.clone();\n    let n = l.roots.len();",
         );
         assert!(mixed.unwrap_err().contains("two ways"));
-        let matched = rewrite("    let l = match p.list_roots().await { Ok(l) => l, Err(_) => return };");
+        let matched = rewrite("    let l = match p.list_roots().await { Ok(l) => l, Err(_) => Default::default() };");
         assert!(matched.unwrap_err().contains("does not follow"));
         let in_format = rewrite(
             "    let l = p.list_roots().await?;\n    let r = l.roots.first().unwrap();\n    println!(\"{r:?}\");",

@@ -628,7 +628,7 @@ fn rewrite_tool(
 ) -> Result<ToolPlan, Refusal> {
     let src = Src { text: &texts[site.file], base: bases[site.file] };
     let mut rw = Rewriter::new(&src, helpers);
-    rw.block(site.block);
+    rw.fn_body(site.block);
     rw.finish();
     if let Some(r) = rw.refusal {
         return Err(r);
