@@ -1227,6 +1227,9 @@ const EXPR_MACROS: &[&str] = &[
     "dbg",
 ];
 
+/// Methods that fill a cell once, on first use (`OnceCell`, `OnceLock`, `Option`).
+const LAZY_INITS: &[&str] = &["get_or_init", "get_or_try_init", "get_or_insert_with", "call_once"];
+
 impl<'ast> Visit<'ast> for Rewriter<'_> {
     fn visit_expr(&mut self, e: &'ast Expr) {
         if self.refusal.is_some() {
@@ -1251,6 +1254,25 @@ impl<'ast> Visit<'ast> for Rewriter<'_> {
                 if !self.for_loop(f) {
                     visit::visit_expr(self, e);
                 }
+            }
+            Expr::MethodCall(m)
+                if LAZY_INITS.iter().any(|n| m.method == n)
+                    && let Some(field) = crate::model::flow::self_path(&m.receiver)
+                    && crate::rust::syntax::tokens_mention(
+                        &quote::ToTokens::to_token_stream(&m.args),
+                        "list_roots",
+                    ) =>
+            {
+                let range = self.range(e);
+                self.refuse(
+                    range,
+                    format!(
+                        "the roots are kept in `self.{}`, filled once on first use (`{}`): a lazily initialised cache, \
+                         which the codemod does not rewrite",
+                        field.join("."),
+                        m.method
+                    ),
+                );
             }
             Expr::MethodCall(_) | Expr::Field(_) | Expr::Await(_) | Expr::Try(_) => {
                 if !self.chain(e) {
@@ -1566,5 +1588,9 @@ mod tests {
             "    let l = p.list_roots().await?;\n    let r = l.roots.first().unwrap();\n    println!(\"{r:?}\");",
         );
         assert!(in_format.unwrap_err().contains("format string"));
+        let lazy = rewrite(
+            "    self.dirs.get_or_try_init(|| async { let l = p.list_roots().await?; Ok(l.roots.len()) }).await",
+        );
+        assert!(lazy.unwrap_err().contains("`self.dirs`, filled once on first use (`get_or_try_init`)"));
     }
 }
