@@ -284,10 +284,11 @@ fn tail_oks(e: &Expr, out: &mut Vec<Expr>) -> Result<(), String> {
         Expr::Call(c) if is_path(&c.func, "Ok") && c.args.len() == 1 => out.push(c.args[0].clone()),
         Expr::Call(c) if is_path(&c.func, "Err") => {}
         Expr::Return(_) | Expr::Macro(_) => {}
-        Expr::Block(b) => match b.block.stmts.last() {
-            Some(Stmt::Expr(t, None)) => tail_oks(t, out)?,
-            _ => {}
-        },
+        Expr::Block(b) => {
+            if let Some(Stmt::Expr(t, None)) = b.block.stmts.last() {
+                tail_oks(t, out)?;
+            }
+        }
         Expr::If(i) => {
             tail_oks(&Expr::Block(syn::ExprBlock { attrs: vec![], label: None, block: i.then_branch.clone() }), out)?;
             if let Some((_, e)) = &i.else_branch {
@@ -362,12 +363,8 @@ impl<'ast> Visit<'ast> for Returns {
             match r.expr.as_deref() {
                 Some(Expr::Call(c)) if is_path(&c.func, "Ok") && c.args.len() == 1 => self.oks.push(c.args[0].clone()),
                 Some(Expr::Call(c)) if is_path(&c.func, "Err") => {}
-                Some(e) => {
-                    if self.other.is_none() {
-                        self.other = Some(e.clone());
-                    }
-                }
-                None => {}
+                Some(e) if self.other.is_none() => self.other = Some(e.clone()),
+                _ => {}
             }
         }
         visit::visit_expr_return(self, r);
