@@ -381,3 +381,32 @@ impl<'ast> Visit<'ast> for Returns {
     }
     fn visit_item_fn(&mut self, _: &'ast syn::ItemFn) {}
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_round_trip_needs_rmcp_3_1_1() {
+        for (v, ok) in [("3.1.1", true), ("3.11", true), ("3.11.0", true), ("4", true), ("3.1.0", false)] {
+            assert_eq!(has_mrtr(v), ok, "{v}");
+        }
+        for v in ["3.0.0-beta.1", "2.2.0", "1.4", "0.9.1"] {
+            assert!(!has_mrtr(v), "{v}");
+        }
+    }
+
+    #[test]
+    fn the_lock_file_wins_over_the_requirement() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("Cargo.toml");
+        std::fs::write(&manifest, "[package]\nname = \"s\"\n\n[dependencies]\nrmcp = { version = \"3\" }\n").unwrap();
+        assert_eq!(rmcp_version(&manifest).as_deref(), Some("3"));
+        std::fs::write(
+            dir.path().join("Cargo.lock"),
+            "version = 4\n\n[[package]]\nname = \"rmcp\"\nversion = \"3.0.2\"\n",
+        )
+        .unwrap();
+        assert_eq!(rmcp_version(&manifest).as_deref(), Some("3.0.2"));
+    }
+}
