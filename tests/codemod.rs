@@ -939,3 +939,38 @@ fn mrtr_is_refused_before_rmcp_3_1_1() {
     assert!(stderr.contains("`--roots-to mrtr` needs rmcp >= 3.1.1"), "{stderr}");
     assert!(stderr.contains("the crate builds with rmcp 2.2"), "{stderr}");
 }
+
+/// Shapes `--roots-to mrtr` does not rewrite are left with the reason: a request in an `async`
+/// block of a tool, and one in `on_initialized` (no tool result can carry it).
+#[test]
+fn mrtr_leaves_other_shapes_with_the_reason() {
+    let code = r#"use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, tool, tool_router};
+
+#[derive(Clone)]
+pub struct Srv;
+
+#[tool_router]
+impl Srv {
+    #[allow(deprecated)]
+    #[tool(description = "Count the roots")]
+    async fn count(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let listed = async { context.peer.list_roots().await }.await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        Ok(CallToolResult::success(vec![ContentBlock::text(listed.roots.len().to_string())]))
+    }
+}
+
+impl ServerHandler for Srv {
+    #[allow(deprecated)]
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let _ = context.peer.list_roots().await;
+    }
+}
+"#;
+    let (code_out, stderr, fixed) = fix_one_file_mrtr(MANIFEST, code);
+    assert_eq!(code_out, 1, "{stderr}");
+    assert_eq!(fixed, code);
+    assert!(stderr.contains("`list_roots()` is awaited inside a closure or an `async` block"), "{stderr}");
+    assert!(stderr.contains("`on_initialized` is not a `#[tool]` method"), "{stderr}");
+}
