@@ -112,8 +112,9 @@ struct FixArgs {
     /// The roots codemod's migration for every roots use (default: what the crate model finds
     /// each use does). `param`: a documented tool parameter (refused for allow-lists: it would let
     /// clients choose any directory); `config`: keep the server's configured list, drop the
-    /// client's refresh.
-    #[arg(long, value_name = "MIGRATION", value_parser = ["param", "config"])]
+    /// client's refresh; `mrtr` (rmcp >= 3.1.1): the tool asks for the roots through the
+    /// 2026-07-28 round trip (an `input_required` result) instead of a server request.
+    #[arg(long, value_name = "MIGRATION", value_parser = ["param", "config", "mrtr"])]
     roots_to: Option<String>,
 }
 

@@ -54,6 +54,9 @@ pub enum RootsTo {
     /// Server configuration: the list the server seeds from its command line, environment or
     /// configuration stays, the client's refresh goes.
     Config,
+    /// The 2026-07-28 round trip (rmcp >= 3.1.1): a tool's roots request becomes an
+    /// `input_required` result asking for `roots/list`, answered in the retry's `inputResponses`.
+    Mrtr,
 }
 
 impl RootsTo {
@@ -61,6 +64,7 @@ impl RootsTo {
         match s {
             "param" => Some(RootsTo::Param),
             "config" => Some(RootsTo::Config),
+            "mrtr" => Some(RootsTo::Mrtr),
             _ => None,
         }
     }
@@ -224,7 +228,7 @@ impl Config {
         let roots_to = match &raw.roots_to {
             None => None,
             Some(r) => Some(RootsTo::parse(r.get_ref()).ok_or_else(|| {
-                err(r.span(), format!("unknown roots-to `{}`; expected \"param\" or \"config\"", r.get_ref()))
+                err(r.span(), format!("unknown roots-to `{}`; expected \"param\", \"config\" or \"mrtr\"", r.get_ref()))
             })?),
         };
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();

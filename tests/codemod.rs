@@ -848,3 +848,130 @@ fn fix_one_file_as_is(code: &str) -> (i32, String, String) {
         .stdout(predicate::str::is_empty());
     (out.status.code().unwrap(), String::from_utf8(out.stderr).unwrap(), fixed)
 }
+
+/// A crate with one file, `src/lib.rs`, and the manifest `manifest`, fixed with `roots-to = "mrtr"`
+/// in its configuration: the exit code, the summary and the file afterwards.
+fn fix_one_file_mrtr(manifest: &str, code: &str) -> (i32, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), code).unwrap();
+    std::fs::write(dir.path().join("mcp-lint.toml"), "roots-to = \"mrtr\"\n").unwrap();
+    let args = ["fix", "--unsafe-fixes", "--allow-no-vcs", "--select", "server-roots-request", "."];
+    let out = mcp_lint(dir.path()).args(args).output().unwrap();
+    let fixed = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    mcp_lint(dir.path())
+        .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "--diff", "--select", "server-roots-request", "."])
+        .assert()
+        .stdout(predicate::str::is_empty());
+    (out.status.code().unwrap(), String::from_utf8(out.stderr).unwrap(), fixed)
+}
+
+const MRTR_CODE: &str = r#"use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, tool, tool_router};
+
+pub struct Srv;
+
+#[allow(deprecated)]
+async fn first_root(peer: &rmcp::Peer<RoleServer>) -> Option<String> {
+    peer.list_roots().await.ok()?.roots.into_iter().next().map(|r| r.uri)
+}
+
+#[tool_router]
+impl Srv {
+    #[tool(description = "Show the first root")]
+    async fn first(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let listed = context.peer.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        if listed.roots.is_empty() {
+            return Ok(CallToolResult::success(vec![ContentBlock::text("none")]));
+        }
+        Ok(CallToolResult::success(vec![ContentBlock::text(listed.roots[0].uri.clone())]))
+    }
+
+    #[tool(description = "Show the first root, through a helper")]
+    async fn through_helper(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let uri = first_root(&context.peer).await.unwrap_or_default();
+        Ok(CallToolResult::success(vec![ContentBlock::text(uri)]))
+    }
+}
+"#;
+
+/// `roots-to = "mrtr"` on rmcp 3.11: the tool's awaited request becomes the round trip (the
+/// extractor replaces the context, the result type becomes `CallToolResponse`, every `Ok` is
+/// converted); the helper is left with the reason.
+#[test]
+fn mrtr_turns_the_tools_request_into_an_input_required_result() {
+    let (code, stderr, fixed) = fix_one_file_mrtr(MANIFEST, MRTR_CODE);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("the tool `first` asks for the roots through an `input_required` result"), "{stderr}");
+    assert!(
+        stderr.contains("`--roots-to mrtr`: `first_root` is not a `#[tool]` method: only a tool's own request"),
+        "{stderr}"
+    );
+    let expected = r#"    #[allow(deprecated)]
+    #[tool(description = "Show the first root")]
+    async fn first(&self, InputResponses(input_responses): InputResponses) -> Result<CallToolResponse, ErrorData> {
+        // 2026-07-28: the roots come in the retry's `inputResponses`; the first call asks for them.
+        let Some(roots_answer) = input_responses.as_ref().and_then(|answers| answers.get("roots")) else {
+            let ask = InputRequest::ListRoots(rmcp::model::ListRootsRequest::default());
+            return Ok(InputRequiredResult::from_input_requests([("roots".to_owned(), ask)].into()).into());
+        };
+        let listed = rmcp::serde_json::from_value::<rmcp::model::ListRootsResult>(roots_answer.clone()).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        if listed.roots.is_empty() {
+            return Ok(CallToolResult::success(vec![ContentBlock::text("none")]).into());
+        }
+        Ok(CallToolResult::success(vec![ContentBlock::text(listed.roots[0].uri.clone())]).into())
+    }
+"#;
+    assert!(fixed.contains(expected), "{fixed}");
+    assert!(fixed.contains("use rmcp::handler::server::tool::InputResponses;\nuse rmcp::model::CallToolResponse;"));
+    // The helper's tool still takes the context, so its import stays.
+    assert!(fixed.contains("use rmcp::service::{RequestContext, RoleServer};"), "{fixed}");
+}
+
+/// rmcp 2.x has no round trip: nothing is rewritten, and the reason names the version.
+#[test]
+fn mrtr_is_refused_before_rmcp_3_1_1() {
+    let manifest = MANIFEST.replace("rmcp = \"3.11\"", "rmcp = \"2.2\"");
+    let (code, stderr, fixed) = fix_one_file_mrtr(&manifest, MRTR_CODE);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(fixed, MRTR_CODE);
+    assert!(stderr.contains("`--roots-to mrtr` needs rmcp >= 3.1.1"), "{stderr}");
+    assert!(stderr.contains("the crate builds with rmcp 2.2"), "{stderr}");
+}
+
+/// Shapes `--roots-to mrtr` does not rewrite are left with the reason: a request in an `async`
+/// block of a tool, and one in `on_initialized` (no tool result can carry it).
+#[test]
+fn mrtr_leaves_other_shapes_with_the_reason() {
+    let code = r#"use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, tool, tool_router};
+
+#[derive(Clone)]
+pub struct Srv;
+
+#[tool_router]
+impl Srv {
+    #[allow(deprecated)]
+    #[tool(description = "Count the roots")]
+    async fn count(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let listed = async { context.peer.list_roots().await }.await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        Ok(CallToolResult::success(vec![ContentBlock::text(listed.roots.len().to_string())]))
+    }
+}
+
+impl ServerHandler for Srv {
+    #[allow(deprecated)]
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let _ = context.peer.list_roots().await;
+    }
+}
+"#;
+    let (code_out, stderr, fixed) = fix_one_file_mrtr(MANIFEST, code);
+    assert_eq!(code_out, 1, "{stderr}");
+    assert_eq!(fixed, code);
+    assert!(stderr.contains("`list_roots()` is awaited inside a closure or an `async` block"), "{stderr}");
+    assert!(stderr.contains("`on_initialized` is not a `#[tool]` method"), "{stderr}");
+}

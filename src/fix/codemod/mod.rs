@@ -29,6 +29,7 @@ pub mod companion;
 pub mod handler;
 pub mod index;
 pub mod lookup;
+pub mod mrtr;
 pub mod purpose;
 pub mod run;
 pub mod rustfmt;
@@ -162,6 +163,25 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
         return out;
     }
     out.calls = calls.iter().flat_map(|(i, rs)| rs.iter().map(|r| (index.fns[*i].file, r.clone()))).collect();
+    if roots_to == Some(RootsTo::Mrtr) {
+        let asts: Vec<Option<&syn::File>> = parsed.iter().map(|p| p.as_ref().map(|p| &p.ast)).collect();
+        let (tests, rest): (Vec<_>, Vec<_>) =
+            calls.iter().cloned().partition(|(fi, _)| purposes.is_test(*fi, &index.fns[*fi]));
+        for (fi, ranges) in tests {
+            for r in ranges {
+                out.refused.push((
+                    index.fns[fi].file,
+                    r,
+                    format!(
+                        "it is in the test `{}`: the codemod migrates server code, not tests",
+                        index.fns[fi].name()
+                    ),
+                ));
+            }
+        }
+        mrtr::plan(&mut out, &index, &texts, &bases, &asts, &rest, manifest);
+        return out;
+    }
     let refuse_fn = |out: &mut CrateOutcome, fn_index: usize, reason: String| {
         let site = &index.fns[fn_index];
         for (i, ranges) in &calls {
@@ -561,7 +581,7 @@ const UNUSED_CANDIDATES: &[&str] = &[
     "Duration",
 ];
 
-fn line_ending(text: &str) -> &'static str {
+pub(super) fn line_ending(text: &str) -> &'static str {
     if text.contains("\r\n") { "\r\n" } else { "\n" }
 }
 
@@ -677,7 +697,7 @@ fn list_roots_calls(src: &Src, block: &syn::Block) -> Vec<Range<usize>> {
 
 /// Deletions of `use` leaves in `candidates` that nothing in the file mentions any more but the
 /// original text (`before`) did mention outside its `use` items.
-fn unused_imports(
+pub(super) fn unused_imports(
     src: &Src,
     file: &syn::File,
     before: &str,
@@ -720,7 +740,7 @@ fn unused_imports(
 }
 
 /// Every name a file's `use` items bring in, with its full path (`PathBuf`, `std::path::PathBuf`).
-fn use_leaves(file: &syn::File) -> Vec<(String, String)> {
+pub(super) fn use_leaves(file: &syn::File) -> Vec<(String, String)> {
     fn walk(tree: &syn::UseTree, prefix: &str, out: &mut Vec<(String, String)>) {
         match tree {
             syn::UseTree::Path(p) => walk(&p.tree, &format!("{prefix}{}::", p.ident), out),

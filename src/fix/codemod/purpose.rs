@@ -116,6 +116,8 @@ impl Purposes {
             Err(no) => Migration::Leave(format!("{what}: {why}, but {no}")),
         };
         match (roots_to, allow_list, purpose) {
+            // Planned by `mrtr.rs`, which never asks for a migration.
+            (Some(RootsTo::Mrtr), _, _) => Migration::Leave(format!("{what}: `--roots-to mrtr` keeps the roots")),
             (Some(RootsTo::Param), true, _) => Migration::Leave(format!(
                 "{what}: paths are compared against the roots (an allow-list): `--roots-to param` would let every \
                  client choose any directory, so the codemod refuses it; migrate it to server configuration"

@@ -1,0 +1,412 @@
+//! `--roots-to mrtr` (issue #17): a `#[tool]` that awaits `list_roots()` on its own
+//! `RequestContext`/`Peer` asks for the roots through the 2026-07-28 round trip instead. The first
+//! call returns an `input_required` result holding a `roots/list` request under the key "roots";
+//! the retry's `inputResponses` carry the answer, read where the request was awaited. rmcp has
+//! the extractor and the result types from 3.1.1 on. The roots capability and handlers stay: the
+//! server still uses roots, through results.
+
+use std::collections::{BTreeMap, HashSet};
+use std::ops::Range;
+use std::path::Path;
+
+use syn::visit::{self, Visit};
+use syn::{Expr, FnArg, Pat, ReturnType, Stmt};
+
+use super::index::{FnSite, Index};
+use super::text::{Src, indent_at, mentions_ident};
+use super::{CrateOutcome, use_leaves};
+use crate::diagnostic::Edit;
+
+/// The key of the roots request in `inputRequests` and of its answer in `inputResponses`.
+const KEY: &str = "roots";
+
+/// What the codemod imports for the rewrite, by the name the rewritten text uses. The deprecated
+/// roots types are spelled out instead: a `use` of them warns, and no `#[allow]` reaches it.
+const IMPORTS: &[(&str, &str)] = &[
+    ("InputResponses", "rmcp::handler::server::tool::InputResponses"),
+    ("CallToolResponse", "rmcp::model::CallToolResponse"),
+    ("InputRequest", "rmcp::model::InputRequest"),
+    ("InputRequiredResult", "rmcp::model::InputRequiredResult"),
+];
+
+/// The rmcp version the crate builds with: its `Cargo.lock` (here or in a folder above), else the
+/// lowest version its `Cargo.toml` requirement allows.
+fn rmcp_version(manifest: &Path) -> Option<String> {
+    let dir = manifest.parent()?;
+    for lock in dir.ancestors().map(|d| d.join("Cargo.lock")).filter(|l| l.is_file()) {
+        let table = std::fs::read_to_string(&lock).ok()?.parse::<toml::Table>().ok()?;
+        let packages = table.get("package").and_then(|p| p.as_array()).cloned().unwrap_or_default();
+        let found = packages.iter().find(|p| p.get("name").and_then(|n| n.as_str()) == Some("rmcp"));
+        if let Some(v) = found.and_then(|p| p.get("version")).and_then(|v| v.as_str()) {
+            return Some(v.to_owned());
+        }
+    }
+    let table = std::fs::read_to_string(manifest).ok()?.parse::<toml::Table>().ok()?;
+    let dep = table.get("dependencies")?.get("rmcp")?;
+    let req = dep.as_str().or_else(|| dep.get("version").and_then(|v| v.as_str()))?;
+    Some(req.trim_start_matches(['^', '=', '~', ' ']).to_owned())
+}
+
+/// Whether `version` is at least 3.1.1 (missing parts count as 0).
+fn has_mrtr(version: &str) -> bool {
+    let parts: Vec<u64> =
+        version.split(['.', '-', '+']).take(3).map(|p| p.parse().unwrap_or(0)).chain([0, 0, 0]).take(3).collect();
+    (parts[0], parts[1], parts[2]) >= (3, 1, 1)
+}
+
+/// Plans `--roots-to mrtr` for the crate: `calls` are the functions requesting the roots, with
+/// the ranges of their requests (as `server-roots-request` reports them).
+pub fn plan(
+    out: &mut CrateOutcome,
+    index: &Index,
+    texts: &[String],
+    bases: &[usize],
+    asts: &[Option<&syn::File>],
+    calls: &[(usize, Vec<Range<usize>>)],
+    manifest: Option<&Path>,
+) {
+    let refuse = |out: &mut CrateOutcome, fi: usize, ranges: &[Range<usize>], why: String| {
+        for r in ranges {
+            out.refused.push((index.fns[fi].file, r.clone(), why.clone()));
+        }
+    };
+    let version = manifest.and_then(rmcp_version);
+    if let Some(why) = match &version {
+        None => Some(
+            "`--roots-to mrtr` needs rmcp >= 3.1.1, and no rmcp version was found in the crate's Cargo.lock \
+                      or Cargo.toml"
+                .to_owned(),
+        ),
+        Some(v) if !has_mrtr(v) => Some(format!(
+            "`--roots-to mrtr` needs rmcp >= 3.1.1 (its `InputResponses` extractor and `InputRequiredResult`), and \
+             the crate builds with rmcp {v}"
+        )),
+        _ => None,
+    } {
+        for (fi, ranges) in calls {
+            refuse(out, *fi, ranges, why.clone());
+        }
+        return;
+    }
+    let mut per_file: BTreeMap<usize, Vec<Edit>> = BTreeMap::new();
+    for (fi, ranges) in calls {
+        let site = &index.fns[*fi];
+        let src = Src { text: &texts[site.file], base: bases[site.file] };
+        match rewrite(&src, site, ranges) {
+            Ok(edits) => {
+                per_file.entry(site.file).or_default().extend(edits);
+                out.applied.push((
+                    site.file,
+                    format!("the tool `{}` asks for the roots through an `input_required` result", site.tool_name()),
+                ));
+            }
+            Err(why) => refuse(out, *fi, ranges, format!("`--roots-to mrtr`: {why}")),
+        }
+    }
+    for (f, mut edits) in per_file {
+        let known: Vec<String> = asts[f].map(use_leaves).unwrap_or_default().into_iter().map(|(l, _)| l).collect();
+        let lines: String = IMPORTS
+            .iter()
+            .filter(|(leaf, _)| !known.iter().any(|k| k == leaf))
+            .map(|(_, path)| format!("use {path};\n"))
+            .collect();
+        let at = asts[f]
+            .and_then(|a| a.items.iter().rev().find(|i| matches!(i, syn::Item::Use(_))))
+            .map(|u| {
+                let r = Src { text: &texts[f], base: bases[f] }.range(u);
+                texts[f][r.end..].find('\n').map_or(texts[f].len(), |n| r.end + n + 1)
+            })
+            .unwrap_or(bases[f]);
+        edits.push(Edit::replace(at..at, lines));
+        let eol = super::line_ending(&texts[f]);
+        let new = crate::fix::apply_edits(&texts[f], &edits, eol);
+        let parsed = match crate::rust::parse::parse_rust(&new) {
+            Ok(p) => p,
+            Err(e) => {
+                out.dropped = Some(format!("a file would not parse after `--roots-to mrtr` ({})", e.message));
+                out.applied.clear();
+                out.texts.clear();
+                return;
+            }
+        };
+        // The context parameters the rewrite replaced may leave their imports unused.
+        let before_uses: Vec<Range<usize>> = asts[f]
+            .map(|a| {
+                let s = Src { text: &texts[f], base: bases[f] };
+                a.items.iter().filter(|it| matches!(it, syn::Item::Use(_))).map(|it| s.range(it)).collect()
+            })
+            .unwrap_or_default();
+        let candidates: HashSet<String> =
+            ["RequestContext", "Peer", "RoleServer"].iter().map(|s| s.to_string()).collect();
+        let src = Src { text: &new, base: parsed.base };
+        let unused = super::unused_imports(&src, &parsed.file, &texts[f], &before_uses, &candidates);
+        let new = if unused.is_empty() { new.clone() } else { crate::fix::apply_edits(&new, &unused, eol) };
+        out.texts.insert(f, new);
+    }
+}
+
+/// The edits that turn the tool's one awaited `list_roots()` into the round trip.
+fn rewrite(src: &Src, site: &FnSite, ranges: &[Range<usize>]) -> Result<Vec<Edit>, String> {
+    let name = site.name();
+    if !site.is_tool {
+        return Err(format!(
+            "`{name}` is not a `#[tool]` method: only a tool's own request can become an `input_required` result \
+             (a helper, a roots cache or `on_initialized` would need the tool's result to carry it)"
+        ));
+    }
+    if ranges.len() != 1 {
+        return Err(format!(
+            "the tool `{name}` requests the roots {} times; the codemod rewrites one request",
+            ranges.len()
+        ));
+    }
+    let mut find = FindAwait { src, call: ranges[0].clone(), found: None, depth: 0, nested: false };
+    let mut stmt_at = None;
+    for stmt in &site.block.stmts {
+        find.visit_stmt(stmt);
+        if find.found.is_some() {
+            stmt_at = Some(src.range(stmt).start);
+            break;
+        }
+    }
+    let (Some((awaited, receiver)), Some(stmt_start)) = (find.found.clone(), stmt_at) else {
+        return Err(format!(
+            "in the tool `{name}`, `list_roots()` is not awaited directly in the tool's body (it is in a macro's body, \
+             or not followed by `.await`)"
+        ));
+    };
+    if find.nested {
+        return Err(format!(
+            "in the tool `{name}`, `list_roots()` is awaited inside a closure or an `async` block, which cannot \
+             return the tool's `input_required` result"
+        ));
+    }
+    // The parameter the request is sent on.
+    let param = site.sig.inputs.iter().find_map(|a| match a {
+        FnArg::Typed(t) => match &*t.pat {
+            Pat::Ident(p) if p.ident == receiver => Some(t),
+            _ => None,
+        },
+        FnArg::Receiver(_) => None,
+    });
+    let Some(param) =
+        param.filter(|t| super::lookup::type_last_ident(&t.ty).is_some_and(|n| n == "RequestContext" || n == "Peer"))
+    else {
+        return Err(format!(
+            "in the tool `{name}`, the roots are requested on `{receiver}`, not on the tool's `RequestContext` or \
+             `Peer` parameter"
+        ));
+    };
+    let output = match &site.sig.output {
+        ReturnType::Type(_, t) => t,
+        ReturnType::Default => return Err(format!("the tool `{name}` returns nothing")),
+    };
+    let Some(result_arg) = ok_type(src, output) else {
+        return Err(format!(
+            "the tool `{name}` returns `{}`, not `Result<CallToolResult, _>`",
+            src.node_text(&**output)
+        ));
+    };
+    let mut oks = Vec::new();
+    tail_oks(&Expr::Block(syn::ExprBlock { attrs: vec![], label: None, block: site.block.clone() }), &mut oks)
+        .map_err(|e| format!("the tool `{name}` {e}"))?;
+    let mut returns = Returns { oks: Vec::new(), other: None, depth: 0 };
+    returns.visit_block(site.block);
+    if let Some(r) = returns.other {
+        return Err(format!("the tool `{name}` returns `{}` without `Ok(..)`", src.node_text(&r)));
+    }
+    oks.extend(returns.oks);
+
+    let mut edits = Vec::new();
+    let indent = indent_at(src.text, stmt_start).to_owned();
+    edits.push(Edit::replace(
+        stmt_start..stmt_start,
+        format!(
+            "// 2026-07-28: the roots come in the retry's `inputResponses`; the first call asks for them.\n\
+             {indent}let Some(roots_answer) = input_responses.as_ref().and_then(|answers| answers.get(\"{KEY}\")) else {{\n\
+             {indent}    let ask = InputRequest::ListRoots(rmcp::model::ListRootsRequest::default());\n\
+             {indent}    return Ok(InputRequiredResult::from_input_requests([(\"{KEY}\".to_owned(), ask)].into()).into());\n\
+             {indent}}};\n{indent}"
+        ),
+    ));
+    let answer = "rmcp::serde_json::from_value::<rmcp::model::ListRootsResult>(roots_answer.clone())";
+    edits.push(Edit::replace(awaited.clone(), answer.to_owned()));
+    edits.push(Edit::replace(result_arg, "CallToolResponse".to_owned()));
+    for arg in oks {
+        let r = src.range(&arg);
+        if matches!(arg, Expr::Call(_) | Expr::MethodCall(_) | Expr::Path(_) | Expr::Macro(_) | Expr::Field(_)) {
+            edits.push(Edit::replace(r.end..r.end, ".into()".to_owned()));
+        } else {
+            edits.push(Edit::replace(r.start..r.start, "(".to_owned()));
+            edits.push(Edit::replace(r.end..r.end, ").into()".to_owned()));
+        }
+    }
+    // The parameter goes when the request was its only use, else the extractor joins it.
+    let body = src.range(site.block);
+    let rest = format!("{}{}", &src.text[body.start..awaited.start], &src.text[awaited.end..body.end]);
+    let extractor = "InputResponses(input_responses): InputResponses";
+    let param_range = src.range(param);
+    if mentions_ident(&rest, &receiver) {
+        edits.push(Edit::replace(param_range.end..param_range.end, format!(", {extractor}")));
+    } else {
+        edits.push(Edit::replace(param_range, extractor.to_owned()));
+    }
+    // `ListRootsRequest` and `ListRootsResult` are deprecated (SEP-2577), and so is reading them.
+    if !site.attrs.iter().any(|a| quote::ToTokens::to_token_stream(a).to_string().contains("deprecated")) {
+        let start = site.attrs.first().map_or(src.range(&site.sig.fn_token).start, |a| src.range(a).start);
+        let indent = indent_at(src.text, start).to_owned();
+        edits.push(Edit::replace(start..start, format!("#[allow(deprecated)]\n{indent}")));
+    }
+    Ok(edits)
+}
+
+/// The range of `CallToolResult` in `Result<CallToolResult, _>`.
+fn ok_type(src: &Src, t: &syn::Type) -> Option<Range<usize>> {
+    let syn::Type::Path(p) = t else { return None };
+    let last = p.path.segments.last()?;
+    if last.ident != "Result" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    match args.args.first()? {
+        syn::GenericArgument::Type(syn::Type::Path(tp))
+            if tp.path.segments.last().is_some_and(|s| s.ident == "CallToolResult") =>
+        {
+            Some(src.span(tp.path.segments.last()?.ident.span()))
+        }
+        _ => None,
+    }
+}
+
+/// The arguments of the `Ok(..)` the tool's body ends with, through `if`, `match` and blocks.
+fn tail_oks(e: &Expr, out: &mut Vec<Expr>) -> Result<(), String> {
+    match e {
+        Expr::Call(c) if is_path(&c.func, "Ok") && c.args.len() == 1 => out.push(c.args[0].clone()),
+        Expr::Call(c) if is_path(&c.func, "Err") => {}
+        Expr::Return(_) | Expr::Macro(_) => {}
+        Expr::Block(b) => {
+            if let Some(Stmt::Expr(t, None)) = b.block.stmts.last() {
+                tail_oks(t, out)?;
+            }
+        }
+        Expr::If(i) => {
+            tail_oks(&Expr::Block(syn::ExprBlock { attrs: vec![], label: None, block: i.then_branch.clone() }), out)?;
+            if let Some((_, e)) = &i.else_branch {
+                tail_oks(e, out)?;
+            }
+        }
+        Expr::Match(m) => {
+            for arm in &m.arms {
+                tail_oks(&arm.body, out)?;
+            }
+        }
+        Expr::Paren(p) => tail_oks(&p.expr, out)?,
+        _ => return Err("ends with a value that is not `Ok(..)`".into()),
+    }
+    Ok(())
+}
+
+fn is_path(e: &Expr, name: &str) -> bool {
+    matches!(e, Expr::Path(p) if p.path.is_ident(name))
+}
+
+/// The `.await` of the tool's `list_roots()` call and the variable it is called on.
+struct FindAwait<'a> {
+    src: &'a Src<'a>,
+    call: Range<usize>,
+    /// (range from the receiver to `.await`, the receiver's first identifier).
+    found: Option<(Range<usize>, String)>,
+    depth: usize,
+    /// Found inside a closure or an `async` block.
+    nested: bool,
+}
+
+impl<'ast> Visit<'ast> for FindAwait<'_> {
+    fn visit_expr_await(&mut self, a: &'ast syn::ExprAwait) {
+        if let Expr::MethodCall(m) = &*a.base
+            && self.src.span(m.method.span()).start == self.call.start
+        {
+            let mut root = &*m.receiver;
+            while let Expr::Field(f) = root {
+                root = &f.base;
+            }
+            if let Some(id) = super::lookup::ident_of(root) {
+                let start = self.src.range(&*m.receiver).start;
+                self.found = Some((start..self.src.range(a).end, id));
+                self.nested = self.depth > 0;
+            }
+        }
+        visit::visit_expr_await(self, a);
+    }
+    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        self.depth += 1;
+        visit::visit_expr_closure(self, c);
+        self.depth -= 1;
+    }
+    fn visit_expr_async(&mut self, b: &'ast syn::ExprAsync) {
+        self.depth += 1;
+        visit::visit_expr_async(self, b);
+        self.depth -= 1;
+    }
+}
+
+/// `return Ok(..)` arguments of the tool (not of its closures), and the first other `return`.
+struct Returns {
+    oks: Vec<Expr>,
+    other: Option<Expr>,
+    depth: usize,
+}
+
+impl<'ast> Visit<'ast> for Returns {
+    fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
+        if self.depth == 0 {
+            match r.expr.as_deref() {
+                Some(Expr::Call(c)) if is_path(&c.func, "Ok") && c.args.len() == 1 => self.oks.push(c.args[0].clone()),
+                Some(Expr::Call(c)) if is_path(&c.func, "Err") => {}
+                Some(e) if self.other.is_none() => self.other = Some(e.clone()),
+                _ => {}
+            }
+        }
+        visit::visit_expr_return(self, r);
+    }
+    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        self.depth += 1;
+        visit::visit_expr_closure(self, c);
+        self.depth -= 1;
+    }
+    fn visit_expr_async(&mut self, b: &'ast syn::ExprAsync) {
+        self.depth += 1;
+        visit::visit_expr_async(self, b);
+        self.depth -= 1;
+    }
+    fn visit_item_fn(&mut self, _: &'ast syn::ItemFn) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_round_trip_needs_rmcp_3_1_1() {
+        for (v, ok) in [("3.1.1", true), ("3.11", true), ("3.11.0", true), ("4", true), ("3.1.0", false)] {
+            assert_eq!(has_mrtr(v), ok, "{v}");
+        }
+        for v in ["3.0.0-beta.1", "2.2.0", "1.4", "0.9.1"] {
+            assert!(!has_mrtr(v), "{v}");
+        }
+    }
+
+    #[test]
+    fn the_lock_file_wins_over_the_requirement() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("Cargo.toml");
+        std::fs::write(&manifest, "[package]\nname = \"s\"\n\n[dependencies]\nrmcp = { version = \"3\" }\n").unwrap();
+        assert_eq!(rmcp_version(&manifest).as_deref(), Some("3"));
+        std::fs::write(
+            dir.path().join("Cargo.lock"),
+            "version = 4\n\n[[package]]\nname = \"rmcp\"\nversion = \"3.0.2\"\n",
+        )
+        .unwrap();
+        assert_eq!(rmcp_version(&manifest).as_deref(), Some("3.0.2"));
+    }
+}
