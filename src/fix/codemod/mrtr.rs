@@ -97,7 +97,13 @@ pub fn plan(
                 per_file.entry(site.file).or_default().extend(edits);
                 out.applied.push((
                     site.file,
-                    format!("the tool `{}` asks for the roots through an `input_required` result", site.tool_name()),
+                    format!(
+                        "the tool `{}` asks for the roots through an `input_required` result: a client that answers \
+                         input requests (2026-07-28) gets the same result after its retry; a client of an older \
+                         revision, which cannot, now gets an error where it got the result, and a failed roots \
+                         request becomes a malformed `inputResponses` answer",
+                        site.tool_name()
+                    ),
                 ));
             }
             Err(why) => refuse(out, *fi, ranges, format!("`--roots-to mrtr`: {why}")),
