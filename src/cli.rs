@@ -257,10 +257,11 @@ fn check(args: CheckArgs) -> ExitCode {
             eprintln!("note: {} finding(s) already in the baseline were not reported", applied.known);
         }
     }
-    // The roots codemod's rewrites and reasons on the findings, in the formats that show fixes
-    // across files (JSON) or count them (summary); other formats do not pay for it.
+    // The roots codemod's rewrites and reasons on the findings, in every format that shows
+    // findings (`--statistics` alone only counts them). Only rmcp crates with a `list_roots()`
+    // finding are planned.
     let shown = !args.output.statistics || args.output.output_file.is_some();
-    if shown && matches!(args.output.format, report::Format::Json | report::Format::Summary) {
+    if shown {
         crate::fix::codemod::visible::attach(&mut result, &opts);
     }
     report::output::finish(&args.output, &result)

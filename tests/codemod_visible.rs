@@ -338,3 +338,50 @@ fn a_rustfmt_clean_crate_stays_clean() {
     let fixed = std::fs::read_to_string(dir.path().join("src/probe.rs")).unwrap();
     assert!(fixed.contains("ClientCapabilities::builder()\n        .build()"), "{fixed}");
 }
+
+/// SARIF carries the same crate-wide change as JSON (one artifact change per file, the other
+/// files' regions in bytes), and the terminal says the finding is fixable and what it is left for.
+#[test]
+fn sarif_and_the_terminal_show_the_codemod() {
+    for name in ["word-finder", "project-notes"] {
+        let by_sarif = copy_crate(name);
+        let out = mcp_lint(by_sarif.path(), &["check", "--format", "sarif", "."]);
+        let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let results = log["runs"][0]["results"].as_array().unwrap();
+        let roots = results.iter().find(|r| r["ruleId"] == "server-roots-request").expect("a roots finding");
+        let changes = roots["fixes"][0]["artifactChanges"].as_array().expect("the codemod's change");
+        assert!(changes.len() >= 2, "{name}: {changes:#?}");
+        for change in changes {
+            let path = by_sarif.path().join(change["artifactLocation"]["uri"].as_str().unwrap());
+            let mut text = std::fs::read_to_string(&path).unwrap();
+            let mut edits: Vec<(usize, usize, &str)> = change["replacements"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    let start = r["deletedRegion"]["byteOffset"].as_u64().unwrap() as usize;
+                    let len = r["deletedRegion"]["byteLength"].as_u64().unwrap() as usize;
+                    (start, start + len, r["insertedContent"]["text"].as_str().unwrap())
+                })
+                .collect();
+            edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+            for (start, end, with) in edits {
+                text.replace_range(start..end, with);
+            }
+            std::fs::write(&path, text).unwrap();
+        }
+        let by_json = copy_crate(name);
+        let found = findings(by_json.path());
+        apply(
+            by_json.path(),
+            found.iter().find(|f| f["rule"] == "server-roots-request" && !f["fix"].is_null()).unwrap(),
+        );
+        assert_eq!(sources(by_sarif.path()), sources(by_json.path()), "{name}");
+    }
+
+    let dir = two_tools();
+    let out = mcp_lint(dir.path(), &["check", "--color", "never", "."]);
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("= fix (unsafe): take the directory as a parameter (tool `count` gets `path`"), "{shown}");
+    assert!(shown.contains("= note: the roots codemod leaves it: "), "{shown}");
+}

@@ -997,3 +997,17 @@ fn pre_commit_hook() {
     assert_eq!(run(&["src/main.rs", "client-capabilities.json"]), Some(1));
     assert_eq!(run(&["Cargo.toml"]), Some(0), "a file of another kind passes");
 }
+
+/// The roots codemod's crate-wide fix in SARIF: one artifact change per file, valid against the
+/// schema (the other files' regions are given in bytes alone).
+#[test]
+fn sarif_of_a_crate_wide_fix_is_valid() {
+    let (_, stdout, _) = check(&repo().join("fixtures/crates/word-finder"), &["--format", "sarif", "."]);
+    let doc: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(schema_errors(&doc), Vec::<String>::new());
+    let results = doc["runs"][0]["results"].as_array().unwrap();
+    let roots = results.iter().find(|r| r["ruleId"] == "server-roots-request").unwrap();
+    let changes = roots["fixes"][0]["artifactChanges"].as_array().unwrap();
+    let uris: Vec<&str> = changes.iter().map(|c| c["artifactLocation"]["uri"].as_str().unwrap()).collect();
+    assert_eq!(uris, ["src/server.rs", "src/probe.rs"]);
+}

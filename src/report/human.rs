@@ -85,7 +85,12 @@ pub fn write_diagnostic(
         notes.push(format!("help: {help}"));
     }
     if let Some(fix) = &d.fix {
-        notes.push(format!("fix ({}): {}", fix.applicability.as_str(), fix.title));
+        let elsewhere: Vec<&str> = d.fix_elsewhere.iter().map(|f| f.display.as_str()).collect();
+        let also = if elsewhere.is_empty() { String::new() } else { format!(" (also edits {})", elsewhere.join(", ")) };
+        notes.push(format!("fix ({}): {}{also}", fix.applicability.as_str(), fix.title));
+    }
+    if let Some(note) = &d.note {
+        notes.push(format!("note: {note}"));
     }
     let last_line = std::iter::once(&d.range)
         .chain(d.labels.iter().map(|l| &l.range))

@@ -33,7 +33,9 @@ pub fn to_value(result: &RunResult) -> Value {
             let hash = line_hash(d.rule, file, d.range.start);
             let occurrence = seen.entry(hash).or_insert(0);
             *occurrence += 1;
-            results.push(result_value(file, d, &location, &rule_index, format!("{hash:016x}:{occurrence}")));
+            let mut result = result_value(file, d, &location, &rule_index, format!("{hash:016x}:{occurrence}"));
+            add_changes_elsewhere(&mut result, d, cwd.as_deref());
+            results.push(result);
         }
     }
 
@@ -158,6 +160,26 @@ fn result_value(
         }]);
     }
     result
+}
+
+/// A fix that edits other files too (the roots codemod rewrites a crate): one more artifact change
+/// per file. Those files' texts are not at hand here, so their regions are given in bytes alone,
+/// which SARIF allows (`byteOffset`, `byteLength`).
+fn add_changes_elsewhere(result: &mut Value, d: &Diagnostic, cwd: Option<&Path>) {
+    let Some(changes) = result.pointer_mut("/fixes/0/artifactChanges").and_then(Value::as_array_mut) else { return };
+    if d.fix.as_ref().is_some_and(|f| f.edits.is_empty()) {
+        // No edit in the finding's own file: its change would be empty.
+        changes.clear();
+    }
+    for other in &d.fix_elsewhere {
+        changes.push(json!({
+            "artifactLocation": artifact_location(Path::new(&other.display), cwd),
+            "replacements": other.edits.iter().map(|e| json!({
+                "deletedRegion": {"byteOffset": e.byte_range.start, "byteLength": e.byte_range.len()},
+                "insertedContent": {"text": e.replacement},
+            })).collect::<Vec<_>>(),
+        }));
+    }
 }
 
 /// Lines and columns (code points, end exclusive as SARIF's `endColumn` is), plus the bytes.
