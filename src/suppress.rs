@@ -114,6 +114,34 @@ impl Suppressions {
         out
     }
 
+    /// The lines (first, last) each directive covers, in `directives` order.
+    fn covered_lines(&self, file: &SourceFile, extents: &Extents) -> Vec<Option<(usize, usize)>> {
+        let line_of = |offset: usize| file.lines.line_col(&file.text, offset).line;
+        self.directives
+            .iter()
+            .map(|d| match d.scope {
+                Scope::File => Some((1, usize::MAX)),
+                Scope::Line => Some((line_of(d.comment.start), line_of(d.comment.start))),
+                Scope::Next => d.anchor.map(|a| {
+                    let first = line_of(a);
+                    let end = extents.get(&a).copied().filter(|e| *e > a);
+                    (first, end.map_or(first, |e| line_of(e - 1).max(first)))
+                }),
+            })
+            .collect()
+    }
+
+    /// The directive that suppresses a finding of `rule` starting at byte `offset`, as `apply`
+    /// judges it; for fixers that must leave suppressed code alone.
+    pub fn covering(&self, file: &SourceFile, extents: &Extents, rule: &str, offset: usize) -> Option<&Directive> {
+        let line = file.lines.line_col(&file.text, offset).line;
+        let covered = self.covered_lines(file, extents);
+        self.directives.iter().zip(covered).find_map(|(d, lines)| {
+            let (first, last) = lines?;
+            (first <= line && line <= last && d.names.iter().any(|n| n == rule)).then_some(d)
+        })
+    }
+
     /// Drops the findings that a suppression covers and adds `unused-suppression` findings for
     /// suppressions (or names in them) that matched nothing. Names of rules that are off for this
     /// file are not judged (they could not have matched), nor, when the file does not parse, are
@@ -129,19 +157,7 @@ impl Suppressions {
             return diagnostics;
         }
         let line_of = |offset: usize| file.lines.line_col(&file.text, offset).line;
-        let covered: Vec<Option<(usize, usize)>> = self
-            .directives
-            .iter()
-            .map(|d| match d.scope {
-                Scope::File => Some((1, usize::MAX)),
-                Scope::Line => Some((line_of(d.comment.start), line_of(d.comment.start))),
-                Scope::Next => d.anchor.map(|a| {
-                    let first = line_of(a);
-                    let end = extents.get(&a).copied().filter(|e| *e > a);
-                    (first, end.map_or(first, |e| line_of(e - 1).max(first)))
-                }),
-            })
-            .collect();
+        let covered = self.covered_lines(file, extents);
         let mut used: Vec<Vec<bool>> = self.directives.iter().map(|d| vec![false; d.names.len()]).collect();
         let mut kept = Vec::with_capacity(diagnostics.len());
         for d in diagnostics {

@@ -975,3 +975,25 @@ impl ServerHandler for Srv {
     assert!(stderr.contains("`list_roots()` is awaited inside a closure or an `async` block"), "{stderr}");
     assert!(stderr.contains("`on_initialized` is not a `#[tool]` method"), "{stderr}");
 }
+
+/// A request under a suppression comment is the user's decision to keep it: `fix --unsafe-fixes`
+/// leaves that tool whole (and the roots capability with it) and rewrites the others.
+#[test]
+fn suppressed_requests_are_left_alone() {
+    let code = "use rmcp::handler::server::wrapper::Parameters;\nuse rmcp::model::CallToolResult;\nuse rmcp::service::{RequestContext, RoleServer};\nuse rmcp::{ErrorData, tool, tool_router};\npub struct Srv;\n\
+        #[tool_router]\nimpl Srv {\n\
+        #[allow(deprecated)]\n#[tool(description = \"kept\")]\nasync fn legacy(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {\n    \
+        let listed = context.peer.list_roots().await.unwrap_or_default(); // mcp-lint: allow(server-roots-request) legacy clients\n    \
+        let n = listed.roots.len();\n    Ok(CallToolResult::success(vec![rmcp::model::ContentBlock::text(format!(\"{n}\"))]))\n}\n\
+        #[allow(deprecated)]\n#[tool(description = \"moved\")]\nasync fn count(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {\n    \
+        let listed = context.peer.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;\n    \
+        let dir = listed.roots.first().and_then(|r| r.uri.strip_prefix(\"file://\")).unwrap_or(\".\");\n    \
+        let n = std::fs::read_dir(std::path::Path::new(dir)).map(|d| d.count()).unwrap_or(0);\n    \
+        Ok(CallToolResult::success(vec![rmcp::model::ContentBlock::text(format!(\"{n}\"))]))\n}\n}\n";
+    let (summary, fixed) = fix_crate(MANIFEST, code, &[]);
+    let legacy = &code[code.find("async fn legacy").unwrap()
+        ..code.find("#[allow(deprecated)]\n#[tool(description = \"moved\")]").unwrap()];
+    assert!(fixed.contains(legacy), "the suppressed tool changed:\n{fixed}\n{summary}");
+    assert!(fixed.contains("async fn count(&self, Parameters("), "{fixed}\n{summary}");
+    assert_eq!(fixed.matches("list_roots").count(), 1, "{fixed}");
+}

@@ -130,6 +130,24 @@ pub fn plan_crate_with(files: &[CrateFile], manifest: Option<&Path>, roots_to: O
     out
 }
 
+/// The suppression of `server-roots-request` that covers byte `offset` of the file, shown as
+/// written (`// mcp-lint: allow(server-roots-request) …` at line N).
+fn suppressed_at(file: &CrateFile, parsed: &Option<ParsedFile>, offset: usize) -> Option<String> {
+    use crate::suppress::Suppressions;
+    let suppressions = Suppressions::scan(&file.text, FileKind::Rust);
+    if suppressions.is_empty() {
+        return None;
+    }
+    let extents = match parsed {
+        Some(p) => crate::suppress::rust_extents(&p.ast, p.base, &suppressions.anchors()),
+        None => Default::default(),
+    };
+    let source = crate::source::SourceFile::new(file.path.clone(), file.display.clone(), file.text.clone());
+    let d = suppressions.covering(&source, &extents, "server-roots-request", offset)?;
+    let line = source.lines.line_col(&source.text, d.comment.start).line;
+    Some(format!("`{}` at line {line}", file.text[d.comment.clone()].trim_end()))
+}
+
 fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>) -> CrateOutcome {
     let mut out = CrateOutcome::default();
     let texts: Vec<String> = files.iter().map(|f| f.text.clone()).collect();
@@ -163,6 +181,28 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
         return out;
     }
     out.calls = calls.iter().flat_map(|(i, rs)| rs.iter().map(|r| (index.fns[*i].file, r.clone()))).collect();
+    // A function with a suppressed request is left whole: the user said to keep it.
+    calls.retain(|(fi, ranges)| {
+        let site = &index.fns[*fi];
+        let Some(directive) = ranges.iter().find_map(|r| suppressed_at(&files[site.file], &parsed[site.file], r.start))
+        else {
+            return true;
+        };
+        for r in ranges {
+            out.refused.push((
+                site.file,
+                r.clone(),
+                format!(
+                    "`{}` requests the roots under a suppression ({directive}): the codemod leaves it",
+                    site.name()
+                ),
+            ));
+        }
+        false
+    });
+    if calls.is_empty() {
+        return out;
+    }
     if roots_to == Some(RootsTo::Mrtr) {
         let asts: Vec<Option<&syn::File>> = parsed.iter().map(|p| p.as_ref().map(|p| &p.ast)).collect();
         let (tests, rest): (Vec<_>, Vec<_>) =
