@@ -385,3 +385,27 @@ fn sarif_and_the_terminal_show_the_codemod() {
     assert!(shown.contains("= fix (unsafe): take the directory as a parameter (tool `count` gets `path`"), "{shown}");
     assert!(shown.contains("= note: the roots codemod leaves it: "), "{shown}");
 }
+
+/// The summary counts a finding on code the codemod rewrites away (`first()` of the list it no
+/// longer requests, the `file://` cut it replaced) as fixed by `--unsafe-fixes`: on every fixture
+/// crate, what it says needs a person is what `check` still finds after `fix --unsafe-fixes`.
+#[test]
+fn the_summary_counts_what_the_codemod_sweeps_away() {
+    for name in CRATES.iter().chain(&["sandbox-files"]) {
+        let dir = copy_crate(name);
+        let summary = String::from_utf8(mcp_lint(dir.path(), &["check", "--format", "summary", "."]).stdout).unwrap();
+        let manual: usize = summary
+            .lines()
+            .find_map(|l| l.strip_prefix("| need a person | "))
+            .and_then(|rest| rest.trim_end_matches(" |").parse().ok())
+            .unwrap_or_else(|| panic!("{name}: no total:\n{summary}"));
+        let out = Command::new(env!("CARGO_BIN_EXE_mcp-lint"))
+            .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "."])
+            .current_dir(dir.path())
+            .env("RUSTFMT", dir.path().join("no-rustfmt-here"))
+            .output()
+            .unwrap();
+        assert!(out.status.code() != Some(2), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(findings(dir.path()).len(), manual, "{name}:\n{summary}");
+    }
+}

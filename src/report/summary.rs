@@ -2,11 +2,11 @@
 //! era assumed per crate (which decides severities), findings per rule and per file, what
 //! `mcp-lint fix` does by itself, and a checklist of what needs a person.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 
 use crate::context::CrateContext;
-use crate::diagnostic::{Applicability, Diagnostic, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Severity};
 use crate::engine::{FileReport, RunResult};
 use crate::rules;
 
@@ -21,11 +21,63 @@ enum Outcome {
     Manual,
 }
 
-fn outcome(d: &Diagnostic) -> Outcome {
-    match d.fix.as_ref().map(|f| f.applicability) {
-        Some(Applicability::Safe) => Outcome::Safe,
-        Some(Applicability::Unsafe) => Outcome::Unsafe,
-        Some(Applicability::DisplayOnly) | None => Outcome::Manual,
+/// What happens to each finding, knowing which ones the roots codemod's rewrite removes.
+struct Outcomes {
+    /// Findings (by address) on code the codemod's edits replace: `first()` of a roots list it no
+    /// longer requests, the `file://` cut of a root it replaced. They go with `--unsafe-fixes`.
+    swept: HashSet<usize>,
+}
+
+impl Outcomes {
+    fn new(result: &RunResult) -> Outcomes {
+        // The codemod's edits, per file as reports show it.
+        let mut edits: HashMap<&str, Vec<&Edit>> = HashMap::new();
+        for (report, d) in result.diagnostics() {
+            let Some(fix) = d.fix.as_ref().filter(|f| f.applicability == Applicability::Unsafe) else { continue };
+            if d.rule != "server-roots-request" {
+                continue;
+            }
+            edits.entry(report.file.display.as_str()).or_default().extend(&fix.edits);
+            for other in &d.fix_elsewhere {
+                edits.entry(other.display.as_str()).or_default().extend(&other.edits);
+            }
+        }
+        let mut swept = HashSet::new();
+        for (report, d) in result.diagnostics() {
+            if Self::own(d) != Outcome::Manual {
+                continue;
+            }
+            let Some(text) = report.file.text.get(d.range.clone()) else { continue };
+            let covered = edits.get(report.file.display.as_str()).is_some_and(|es| {
+                es.iter().any(|e| {
+                    // The edit rewrites where the finding starts (its end may reach past a merged
+                    // edit's by a bracket), and does not write the same code again.
+                    e.byte_range.start <= d.range.start
+                        && d.range.start < e.byte_range.end
+                        && !e.replacement.contains(text)
+                })
+            });
+            if covered {
+                swept.insert(std::ptr::from_ref(d) as usize);
+            }
+        }
+        Outcomes { swept }
+    }
+
+    fn own(d: &Diagnostic) -> Outcome {
+        match d.fix.as_ref().map(|f| f.applicability) {
+            Some(Applicability::Safe) => Outcome::Safe,
+            Some(Applicability::Unsafe) => Outcome::Unsafe,
+            Some(Applicability::DisplayOnly) | None => Outcome::Manual,
+        }
+    }
+
+    fn of(&self, d: &Diagnostic) -> Outcome {
+        if self.swept.contains(&(std::ptr::from_ref(d) as usize)) { Outcome::Unsafe } else { Self::own(d) }
+    }
+
+    fn swept(&self, d: &Diagnostic) -> bool {
+        self.swept.contains(&(std::ptr::from_ref(d) as usize))
     }
 }
 
@@ -40,13 +92,13 @@ struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, d: &Diagnostic) {
+    fn add(&mut self, d: &Diagnostic, outcomes: &Outcomes) {
         self.findings += 1;
         match d.severity {
             Severity::Error => self.errors += 1,
             Severity::Warning => self.warnings += 1,
         }
-        match outcome(d) {
+        match outcomes.of(d) {
             Outcome::Safe => self.safe += 1,
             Outcome::Unsafe => self.unsafe_ += 1,
             Outcome::Manual => self.manual += 1,
@@ -55,11 +107,12 @@ impl Tally {
 }
 
 pub fn write(out: &mut dyn Write, result: &RunResult) -> std::io::Result<()> {
+    let outcomes = Outcomes::new(result);
     let mut total = Tally::default();
     let mut per_rule: BTreeMap<&str, Tally> = BTreeMap::new();
     for (_, d) in result.diagnostics() {
-        total.add(d);
-        per_rule.entry(d.rule).or_default().add(d);
+        total.add(d, &outcomes);
+        per_rule.entry(d.rule).or_default().add(d, &outcomes);
     }
 
     writeln!(out, "# MCP 2026-07-28 migration audit\n")?;
@@ -111,7 +164,7 @@ pub fn write(out: &mut dyn Write, result: &RunResult) -> std::io::Result<()> {
     writeln!(out, "|---|---:|---:|---:|---:|---:|")?;
     for report in &result.reports {
         let mut t = Tally::default();
-        report.diagnostics.iter().for_each(|d| t.add(d));
+        report.diagnostics.iter().for_each(|d| t.add(d, &outcomes));
         writeln!(
             out,
             "| {} | {} | {} | {} | {} | {} |",
@@ -127,8 +180,11 @@ pub fn write(out: &mut dyn Write, result: &RunResult) -> std::io::Result<()> {
     if total.safe + total.unsafe_ > 0 {
         writeln!(out, "\n## What `mcp-lint fix` does\n")?;
         for (report, d) in result.diagnostics() {
-            if let Some(fix) = d.fix.as_ref().filter(|_| outcome(d) != Outcome::Manual) {
-                let how = if outcome(d) == Outcome::Safe { "safe" } else { "unsafe: `--unsafe-fixes`, review it" };
+            if outcomes.swept(d) {
+                let how = "unsafe: `--unsafe-fixes`, review it";
+                writeln!(out, "- {} `{}`: goes with the roots codemod's rewrite ({how})", location(report, d), d.rule)?;
+            } else if let Some(fix) = d.fix.as_ref().filter(|_| outcomes.of(d) != Outcome::Manual) {
+                let how = if outcomes.of(d) == Outcome::Safe { "safe" } else { "unsafe: `--unsafe-fixes`, review it" };
                 writeln!(out, "- {} `{}`: {} ({how})", location(report, d), d.rule, line(&fix.title))?;
             }
         }
@@ -136,7 +192,7 @@ pub fn write(out: &mut dyn Write, result: &RunResult) -> std::io::Result<()> {
     if total.manual > 0 {
         writeln!(out, "\n## What needs a person\n")?;
         for (report, d) in result.diagnostics() {
-            if outcome(d) == Outcome::Manual {
+            if outcomes.of(d) == Outcome::Manual {
                 let why = d.note.as_deref().map(|n| format!(" ({})", line(n))).unwrap_or_default();
                 writeln!(out, "- [ ] {} `{}`: {}{why}", location(report, d), d.rule, line(&d.message))?;
             }
