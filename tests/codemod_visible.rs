@@ -59,6 +59,19 @@ fn sources(root: &Path) -> BTreeMap<String, String> {
     out
 }
 
+/// `fix --unsafe-fixes` over `dir` with `extra` arguments, where `RUSTFMT` names no program, so
+/// the text stays as the fixes wrote it.
+fn fix_without_rustfmt(dir: &Path, extra: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_mcp-lint"))
+        .args(["fix", "--unsafe-fixes", "--allow-no-vcs"])
+        .args(extra)
+        .arg(".")
+        .current_dir(dir)
+        .env("RUSTFMT", dir.join("no-rustfmt-here"))
+        .output()
+        .unwrap()
+}
+
 fn findings(dir: &Path) -> Vec<Value> {
     let out = mcp_lint(dir, &["check", "--format", "json", "."]);
     serde_json::from_slice::<Value>(&out.stdout).unwrap().as_array().unwrap().clone()
@@ -122,12 +135,7 @@ fn json_fixes_of_roots_findings_are_what_fix_writes() {
         apply(by_json.path(), fixed[0]);
 
         let by_fix = copy_crate(name);
-        let out = Command::new(env!("CARGO_BIN_EXE_mcp-lint"))
-            .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "--select", "server-roots-request", "."])
-            .current_dir(by_fix.path())
-            .env("RUSTFMT", by_fix.path().join("no-rustfmt-here"))
-            .output()
-            .unwrap();
+        let out = fix_without_rustfmt(by_fix.path(), &["--select", "server-roots-request"]);
         assert!(out.status.code() != Some(2), "{name}: {}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(sources(by_json.path()), sources(by_fix.path()), "{name}");
     }
@@ -328,12 +336,7 @@ fn a_rustfmt_clean_crate_stays_clean() {
     // Without rustfmt (`RUSTFMT` names no program), the text stays as the codemod wrote it.
     let dir = copy_crate("word-finder");
     strip_markers(dir.path());
-    let out = Command::new(env!("CARGO_BIN_EXE_mcp-lint"))
-        .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "."])
-        .current_dir(dir.path())
-        .env("RUSTFMT", dir.path().join("no-rustfmt-here"))
-        .output()
-        .unwrap();
+    let out = fix_without_rustfmt(dir.path(), &[]);
     assert!(out.status.code() != Some(2), "{}", String::from_utf8_lossy(&out.stderr));
     let fixed = std::fs::read_to_string(dir.path().join("src/probe.rs")).unwrap();
     assert!(fixed.contains("ClientCapabilities::builder()\n        .build()"), "{fixed}");
@@ -399,12 +402,7 @@ fn the_summary_counts_what_the_codemod_sweeps_away() {
             .find_map(|l| l.strip_prefix("| need a person | "))
             .and_then(|rest| rest.trim_end_matches(" |").parse().ok())
             .unwrap_or_else(|| panic!("{name}: no total:\n{summary}"));
-        let out = Command::new(env!("CARGO_BIN_EXE_mcp-lint"))
-            .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "."])
-            .current_dir(dir.path())
-            .env("RUSTFMT", dir.path().join("no-rustfmt-here"))
-            .output()
-            .unwrap();
+        let out = fix_without_rustfmt(dir.path(), &[]);
         assert!(out.status.code() != Some(2), "{name}: {}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(findings(dir.path()).len(), manual, "{name}:\n{summary}");
     }

@@ -411,14 +411,20 @@ impl<'s> Rewriter<'s> {
         };
         let whole = self.range(m);
         self.replace(whole, text);
-        let init = Expr::Match(m.clone());
-        self.note_timeout_limit(&init);
+        // The scrutinee is the awaited request itself.
+        self.note_timeout_limit(&m.expr);
         self.drop_unused_limits(block);
     }
 
     /// The list a tail `match` binds and the value its one going-on arm gives, when it matches a
     /// bare request and each other arm leaves the function (diverges, or is an `Err(…)` it returns).
     fn tail_request_match<'m>(&self, m: &'m syn::ExprMatch) -> Option<(String, &'m Expr)> {
+        self.going_on_arm(m, |body| diverges(body) || is_err_value(body))
+    }
+
+    /// For a `match` over a bare request: the name its one `Ok(…)` arm binds and that arm's body,
+    /// when it has no guard and every other arm `leaves`.
+    fn going_on_arm<'m>(&self, m: &'m syn::ExprMatch, leaves: impl Fn(&Expr) -> bool) -> Option<(String, &'m Expr)> {
         let depth = self.bare_request(&m.expr)?;
         let mut going_on = None;
         for arm in &m.arms {
@@ -427,7 +433,7 @@ impl<'s> Rewriter<'s> {
             }
             match ok_binding(&arm.pat) {
                 Some((bound, d)) if d == depth && going_on.is_none() => going_on = Some((bound, &*arm.body)),
-                _ if diverges(&arm.body) || is_err_value(&arm.body) => {}
+                _ if leaves(&arm.body) => {}
                 _ => return None,
             }
         }
@@ -623,19 +629,8 @@ impl<'s> Rewriter<'s> {
     fn request_with_error_arms(&self, e: &Expr) -> Option<ListKind> {
         match strip_parens(e) {
             Expr::Match(m) => {
-                let depth = self.bare_request(&m.expr)?;
-                let mut kind = None;
-                for arm in &m.arms {
-                    if arm.guard.is_some() {
-                        return None;
-                    }
-                    match ok_binding(&arm.pat) {
-                        Some((bound, d)) if d == depth && kind.is_none() => kind = Some(gives_list(&arm.body, &bound)?),
-                        _ if diverges(&arm.body) => {}
-                        _ => return None,
-                    }
-                }
-                kind
+                let (bound, value) = self.going_on_arm(m, diverges)?;
+                gives_list(value, &bound)
             }
             Expr::If(i) => {
                 let Expr::Let(l) = strip_parens(&i.cond) else { return None };
