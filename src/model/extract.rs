@@ -2,7 +2,7 @@
 //! that parsed it, while the tree and its spans exist. Macro bodies are read as the visitor reads
 //! them (`Cx::macro_body`, parsed once per file).
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use syn::visit::{self, Visit};
 use syn::{Expr, Member};

@@ -3,7 +3,7 @@
 //! parameters, followed into the helpers the handler calls. The store and a later read may be in
 //! different files. `inferred-client-capabilities` asks it (`InitHandlers::of`, `find_stores`).
 
-use std::collections::HashSet;
+use foldhash::{HashSet, HashSetExt};
 use std::ops::Range;
 
 use super::state::{Place, PlaceRoot};

@@ -53,7 +53,7 @@ pub mod requests;
 pub mod roots;
 pub mod state;
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 use std::ops::Range;
 use std::sync::OnceLock;
 

@@ -4,7 +4,9 @@
 //! A per-function walk on the worker that parsed the file, beside the crate model's facts;
 //! `inferred-client-capabilities` asks it (`client_data_reads`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::{HashMap, HashMapExt};
 use std::ops::Range;
 
 use syn::visit::{self, Visit};

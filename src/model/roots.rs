@@ -14,7 +14,7 @@
 //! reported (`RootsFlow::uses`) when its list is the client's roots locally (by type, field, name,
 //! in a file with roots words) or through resolved places and calls.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::ops::Range;
 use std::rc::Rc;
 use std::sync::OnceLock;
@@ -592,14 +592,20 @@ impl Uses<'_, '_, '_> {
                 return;
             }
             let cx = self.cx;
-            self.passed_on(flow, &m.args.iter().collect::<Vec<_>>(), || method_call_range(cx, m), name);
+            self.passed_on(flow, &m.args.iter().collect::<Vec<_>>(), || method_call_range(cx, m), || name.clone());
         }
     }
 
     /// A roots list given whole as an argument.
     /// `range`: the call's, worked out only for a list passed (most calls pass none, and a
-    /// node's range prints it to tokens).
-    fn passed_on(&mut self, flow: &mut Flow, args: &[&Expr], range: impl Fn() -> Range<usize>, callee: String) {
+    /// node's range prints it to tokens); `callee`'s name, likewise.
+    fn passed_on(
+        &mut self,
+        flow: &mut Flow,
+        args: &[&Expr],
+        range: impl Fn() -> Range<usize>,
+        callee: impl Fn() -> String,
+    ) {
         for (i, arg) in args.iter().enumerate() {
             if matches!(strip(arg), Expr::Closure(_)) {
                 continue;
@@ -613,7 +619,7 @@ impl Uses<'_, '_, '_> {
             if let Some(k) = flow.kind_of(arg).filter(|k| k.is_list()) {
                 self.record(Purpose::PassedOn, k, range(), arg);
                 let u = self.out.uses.last_mut().expect("just recorded");
-                (u.callee, u.arg) = (Some(callee.clone()), u8::try_from(i).ok());
+                (u.callee, u.arg) = (Some(callee()), u8::try_from(i).ok());
                 // A helper's result may be one directory, not a list (`files_in(&dir)` after
                 // `let dir = workspace_dir(peer).await?`): then what the callee does with its
                 // parameter decides. Only one of the two uses resolves (`RootsFlow::uses_in`).
@@ -665,7 +671,7 @@ impl Sink for Uses<'_, '_, '_> {
                 }
                 let wraps = ["Some", "Ok", "Err", "Box", "Arc", "Rc", "PathBuf", "Path", "String"];
                 if !p.path.segments.iter().any(|s| wraps.iter().any(|w| s.ident == w)) {
-                    let callee = p.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
+                    let callee = || p.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
                     self.passed_on(flow, &c.args.iter().collect::<Vec<_>>(), range, callee);
                 }
             }

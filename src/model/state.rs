@@ -17,7 +17,7 @@
 //! The extraction side (`Locals`, on the worker that parses the file) decides which names are
 //! places while `extract` walks a body.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet};
 use std::ops::Range;
 
 use syn::Expr;
@@ -194,9 +194,20 @@ impl Locals {
     pub fn root(&self, cx: &Cx, p: &syn::ExprPath, members: Vec<(String, usize)>) -> Option<FieldAccess> {
         let ident = p.path.get_ident().filter(|_| p.qself.is_none())?;
         let name = ident.to_string();
+        // Most paths name none of these: the range (a span lookup) only for those that do.
+        let alias = self.aliases.get(&name);
+        let root = if alias.is_some() {
+            Root::SelfValue
+        } else if self.params.contains(&name) || self.declared.get(&name).is_some_and(|d| *d < self.loops) {
+            Root::Local
+        } else if !self.declared.contains_key(&name) && is_screaming(&name) {
+            Root::Global
+        } else {
+            return None;
+        };
         let range = cx.span_range(ident.span());
         let (mut path, mut ends): (Vec<String>, Vec<usize>) = members.into_iter().unzip();
-        if let Some(alias) = self.aliases.get(&name) {
+        if let Some(alias) = alias {
             let base = alias.path.len();
             path.splice(0..0, alias.path.iter().cloned());
             ends.splice(0..0, std::iter::repeat_n(range.end, base));
@@ -210,13 +221,6 @@ impl Locals {
                 ..Default::default()
             });
         }
-        let root = if self.params.contains(&name) || self.declared.get(&name).is_some_and(|d| *d < self.loops) {
-            Root::Local
-        } else if !self.declared.contains_key(&name) && is_screaming(&name) {
-            Root::Global
-        } else {
-            return None;
-        };
         path.insert(0, name);
         ends.insert(0, range.end);
         Some(FieldAccess { path, start: range.start, ends, root, ..Default::default() })
