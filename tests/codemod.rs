@@ -11,8 +11,16 @@ use std::process::Command as Std;
 use assert_cmd::Command;
 use predicates::prelude::*;
 
-const CRATES: &[&str] =
-    &["workspace-tools", "project-notes", "file-index", "text-stats", "sandbox-files", "folder-stats"];
+const CRATES: &[&str] = &[
+    "workspace-tools",
+    "project-notes",
+    "file-index",
+    "text-stats",
+    "sandbox-files",
+    "folder-stats",
+    "doc-search",
+    "log-viewer",
+];
 
 /// What the summary says of the crate's migration: a new tool parameter, or (`sandbox-files`, whose
 /// roots extend an allow-list) the configured list kept.

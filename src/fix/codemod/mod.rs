@@ -257,7 +257,45 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
             );
             continue;
         }
-        if let Some(field) = cache::stored_field(site).filter(|f| purposes.stores_roots_in(*fi, f)) {
+        let lazy = (!site.is_tool && site.impl_trait.is_none()).then(|| cache::lazy_field(&index, site)).flatten();
+        if let Some(field) = lazy.filter(|f| purposes.stores_roots_in(*fi, f)) {
+            // A cell `site` (an `ensure_*` method) fills on first use; the tools read it through it.
+            let name = site.name();
+            let readers: Vec<usize> =
+                index.fns.iter().enumerate().filter(|(j, f)| *j != *fi && f.mentions(&name)).map(|(j, _)| j).collect();
+            if readers.is_empty() {
+                refuse_fn(
+                    &mut out,
+                    *fi,
+                    format!(
+                        "the roots are kept in `self.{field}`, filled on first use by `{name}`, which no function of \
+                         the crate calls"
+                    ),
+                );
+                continue;
+            }
+            let mut fns = readers.clone();
+            fns.push(*fi);
+            let what = allow::readers_phrase(&index, &readers, &field).replace(
+                &format!("(reading `self.{field}`)"),
+                &format!("(reading `self.{field}` through `{name}`, which fills it on first use)"),
+            );
+            let no_config = Err(format!(
+                "nothing but the client fills `self.{field}` (`{name}` asks for the roots on first use), so there is \
+                 no configured list to keep"
+            ));
+            match purposes.migration(&fns, &what, roots_to, no_config) {
+                Migration::Param => {
+                    match cache::plan_cache(&index, &texts, &bases, site, &field, &derives, cache::Fill::Lazy) {
+                        Ok(plan) => units.push(Unit::Cache { refresh: *fi, plan }),
+                        Err(r) => refuse_fn(&mut out, *fi, r.reason),
+                    }
+                }
+                // `no_config` makes it `Leave`.
+                Migration::Config => refuse_fn(&mut out, *fi, format!("{what}: {}", allow::NO_CONFIG)),
+                Migration::Leave(why) => refuse_fn(&mut out, *fi, why),
+            }
+        } else if let Some(field) = cache::stored_field(site).filter(|f| purposes.stores_roots_in(*fi, f)) {
             let readers = cache::readers(&index, site, &field);
             if readers.is_empty() {
                 let why = allow::init_only(&index, *fi).unwrap_or_else(|| {
@@ -271,10 +309,12 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
             let what = allow::readers_phrase(&index, &readers, &field);
             let seed = allow::seed(&index, &texts, &bases, site, &field, &krate);
             match purposes.migration(&fns, &what, roots_to, seed.clone().map(|_| ())) {
-                Migration::Param => match cache::plan_cache(&index, &texts, &bases, site, &field, &derives) {
-                    Ok(plan) => units.push(Unit::Cache { refresh: *fi, plan }),
-                    Err(r) => refuse_fn(&mut out, *fi, r.reason),
-                },
+                Migration::Param => {
+                    match cache::plan_cache(&index, &texts, &bases, site, &field, &derives, cache::Fill::Refresh) {
+                        Ok(plan) => units.push(Unit::Cache { refresh: *fi, plan }),
+                        Err(r) => refuse_fn(&mut out, *fi, r.reason),
+                    }
+                }
                 Migration::Config => {
                     let seed = seed.unwrap_or_default();
                     match allow::plan_allow(&index, &texts, &bases, site, &field, &seed) {
@@ -482,7 +522,11 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
                     if let Some(f) = p.needs_parameters_import {
                         import_files.insert(f);
                     }
-                    out.applied.push((p.file, applied_title(&p.param)));
+                    let title = match &plan.note {
+                        Some(note) => format!("{}; {note}", applied_title(&p.param)),
+                        None => applied_title(&p.param),
+                    };
+                    out.applied.push((p.file, title));
                     out.params.push(p.param);
                 }
             }
@@ -619,6 +663,8 @@ const UNUSED_CANDIDATES: &[&str] = &[
     "McpError",
     "Url",
     "Duration",
+    "OnceCell",
+    "OnceLock",
 ];
 
 pub(super) fn line_ending(text: &str) -> &'static str {
