@@ -20,6 +20,7 @@ const CRATES: &[&str] = &[
     "folder-stats",
     "doc-search",
     "log-viewer",
+    "todo-scan",
 ];
 
 /// What the summary says of the crate's migration: a new tool parameter, or (`sandbox-files`, whose

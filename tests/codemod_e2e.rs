@@ -368,6 +368,29 @@ fn tools_reading_a_lazily_filled_cell_take_the_directory() {
     assert_eq!(server.call("search_docs", json!({"path": dir, "word": "plan"})), "a.md");
 }
 
+/// A `Mutex<Option<Vec<String>>>` that `ensure_roots` fills on first use, read by the methods a
+/// hand-written `call_tool` dispatches to: each arm reads the directory from its arguments and
+/// hands it to its method; the hand-written schemas get the property.
+#[test]
+fn call_tool_methods_reading_a_lazily_filled_cell_take_the_directory() {
+    let (keep, binary) = fixed_and_built_warning_free("todo-scan", "changes the tool's public input schema");
+    let server_rs = std::fs::read_to_string(keep.path().join("todo-scan/src/server.rs")).unwrap();
+    assert!(!server_rs.contains("Mutex") && !server_rs.contains("ensure_roots"), "{server_rs}");
+    let work = folder(&[("main.rs", "// TODO one\nfn main() {} // TODO two"), ("lib.rs", ""), ("notes.md", "TODO")]);
+    let elsewhere = folder(&[]);
+    let mut server = Server::start(&binary, elsewhere.path());
+    let tools = server.tools();
+    for name in ["count_todos", "list_sources"] {
+        let (path, required) = property(&tools, name, "path");
+        assert_eq!((path["type"].as_str(), required), (Some("string"), true), "{name}");
+    }
+    let dir = path_str(work.path());
+    assert_eq!(server.call("count_todos", json!({"file": "main.rs", "path": dir})), "2 TODO(s) in main.rs");
+    assert_eq!(server.call("list_sources", json!({"path": dir})), "lib.rs\nmain.rs");
+    let reply = server.reply("tools/call", json!({"name": "list_sources", "arguments": {}}));
+    assert_eq!(reply["error"]["code"], json!(-32602), "{reply}");
+}
+
 #[test]
 fn shape_c_helper_callers_take_the_directory() {
     let (_keep, binary) = fixed_and_built("project-notes");

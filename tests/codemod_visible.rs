@@ -17,6 +17,7 @@ const CRATES: &[&str] = &[
     "folder-stats",
     "doc-search",
     "log-viewer",
+    "todo-scan",
 ];
 
 fn fixtures() -> PathBuf {

@@ -600,8 +600,12 @@ impl Flow {
             || is(&["dunce", "canonicalize"])
             || p.is_ident("canonicalize")
         {
-            let rooted = self.kind_of(arg).is_some_and(Kind::rooted);
-            return Some(if rooted { Kind::RootPath } else { Kind::Path });
+            let k = self.kind_of(arg);
+            // `Path::new(root)` of a root picked from a helper's list stays that root.
+            if let Some(Kind::SourceItem(i)) = k {
+                return Some(Kind::SourceItem(i));
+            }
+            return Some(if k.is_some_and(Kind::rooted) { Kind::RootPath } else { Kind::Path });
         }
         if is(&["String", "from"]) || is(&["Cow", "from"]) || is(&["Cow", "Borrowed"]) || is(&["Cow", "Owned"]) {
             return Some(self.kind_of(arg).filter(|k| k.is_str()).unwrap_or(Kind::Str));

@@ -73,7 +73,7 @@ pub struct CachePlan {
 /// (`get_or_init`, `get_or_insert_with`), or `self.<field>.write()`/`.lock()` of a field holding
 /// an `Option` (`if guard.is_none() { *guard = Some(…) }`); the field's type must say it is such a
 /// cell (`OnceCell<Vec<…>>`, `RwLock<Option<Vec<…>>>`).
-pub fn lazy_field(index: &Index, site: &FnSite) -> Option<String> {
+pub fn lazy_field(index: &Index, site: &FnSite) -> Option<LazyRead> {
     struct Find(Option<String>);
     impl<'ast> Visit<'ast> for Find {
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
@@ -90,7 +90,29 @@ pub fn lazy_field(index: &Index, site: &FnSite) -> Option<String> {
     find.visit_block(site.block);
     let field = find.0.or_else(|| stored_field(site))?;
     let decl = field_decl(index, site, &field).ok()?.1;
-    lazy_elem(&decl.ty).map(|_| field)
+    let elem = lazy_elem(&decl.ty)?;
+    Some(LazyRead { field, via: site.name(), elem })
+}
+
+/// A cell filled on first use, as its readers see it: `self.<via>(…)` gives the list kept in
+/// `self.<field>`.
+#[derive(Debug, Clone)]
+pub struct LazyRead {
+    pub field: String,
+    pub via: String,
+    elem: Elem,
+}
+
+/// The edits (with `PARAM`) and need of a method that reads the cell through `read.via` and takes
+/// its first directory (or every one): for the methods a hand-written `call_tool` dispatches to.
+pub fn rewrite_reader(src: &Src, site: &FnSite, read: &LazyRead) -> Result<(Vec<Edit>, Need), Refusal> {
+    let path_buf = if mentions_ident(src.text, "PathBuf") { "PathBuf" } else { "std::path::PathBuf" };
+    let mut rw = CacheReader::new(src, &read.field, Some(&read.via), read.elem, path_buf);
+    rw.block(site.block);
+    match rw.refusal.take() {
+        Some(r) => Err(r),
+        None => Ok(rw.finish()),
+    }
 }
 
 /// The server struct's name and the declaration of its field `field`, for a method of it.
@@ -131,6 +153,7 @@ pub fn plan_cache(
     field: &str,
     derives: &Derives,
     fill: Fill,
+    dispatched: &[usize],
 ) -> Result<CachePlan, Refusal> {
     let rsrc = Src { text: &texts[refresh.file], base: bases[refresh.file] };
     let refuse = |reason: String| Refusal { range: rsrc.range(&refresh.sig.ident), reason };
@@ -168,8 +191,9 @@ pub fn plan_cache(
     };
     let mut tools = Vec::new();
     let mut cleanup: FileEdits = Vec::new();
-    for site in &index.fns {
-        if std::ptr::eq(site, refresh) {
+    for (i, site) in index.fns.iter().enumerate() {
+        // The methods a hand-written `call_tool` dispatches to: `handler.rs` rewrites them.
+        if std::ptr::eq(site, refresh) || dispatched.contains(&i) {
             continue;
         }
         let src = Src { text: &texts[site.file], base: bases[site.file] };
@@ -204,8 +228,8 @@ pub fn plan_cache(
             let what = match fill {
                 Fill::Refresh => format!("the cache `{field}` is also read by `{}`, which is not a tool", site.name()),
                 Fill::Lazy => format!(
-                    "`{refresh_name}` is called from `{}`, which is not a `#[tool]` method: the codemod gives a \
-                     directory parameter only to tools (a method a hand-written `call_tool` dispatches to is left)",
+                    "`{refresh_name}` is called from `{}`, which is neither a `#[tool]` method nor a method that only \
+                     a hand-written `call_tool` calls: the codemod gives a directory parameter only to tools",
                     site.name()
                 ),
             };

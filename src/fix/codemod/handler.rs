@@ -33,6 +33,9 @@ use crate::rust::syntax::tokens_mention;
 pub struct HandlerJob {
     pub helpers: HashMap<String, HelperInline>,
     pub methods: Vec<usize>,
+    /// A cell filled on first use that some of `methods` read through its `ensure_*` method
+    /// instead of requesting the roots themselves.
+    pub lazy: Option<super::cache::LazyRead>,
 }
 
 /// A rewritten handler: its edits (in the handler's file and wherever the schemas, structs and
@@ -463,6 +466,13 @@ impl ArmPlanner<'_> {
                     return Err(r.reason);
                 }
                 (rw.edits, rw.need)
+            }
+            Some(call) if self.job.lazy.as_ref().is_some_and(|l| call.site.mentions(&l.via)) => {
+                let lazy = self.job.lazy.as_ref().expect("checked above");
+                let msrc = &cr.src(call.site.file);
+                let (edits, need) = super::cache::rewrite_reader(msrc, call.site, lazy)
+                    .map_err(|r| format!("the method `{}`: {}", call.site.name(), r.reason))?;
+                (edits, Some(need))
             }
             Some(call) => {
                 let msrc = &cr.src(call.site.file);

@@ -242,6 +242,9 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
     let mut helpers: Vec<(usize, Vec<usize>)> = Vec::new();
     // Imports (`leaf\0path`) tools need for what is inlined from helpers.
     let mut helper_imports: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    // Cells filled on first use whose readers a `call_tool` handler dispatches to: the filler, the
+    // handler, and the cell's removal, applied only with the handler's rewrite.
+    let mut lazy_behind: Vec<(usize, usize, cache::CachePlan)> = Vec::new();
     for (fi, _) in &calls {
         let site = &index.fns[*fi];
         let src = Src { text: &texts[site.file], base: bases[site.file] };
@@ -258,8 +261,9 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
             continue;
         }
         let lazy = (!site.is_tool && site.impl_trait.is_none()).then(|| cache::lazy_field(&index, site)).flatten();
-        if let Some(field) = lazy.filter(|f| purposes.stores_roots_in(*fi, f)) {
+        if let Some(read) = lazy.filter(|r| purposes.stores_roots_in(*fi, &r.field)) {
             // A cell `site` (an `ensure_*` method) fills on first use; the tools read it through it.
+            let field = read.field.clone();
             let name = site.name();
             let readers: Vec<usize> =
                 index.fns.iter().enumerate().filter(|(j, f)| *j != *fi && f.mentions(&name)).map(|(j, _)| j).collect();
@@ -284,10 +288,47 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
                 "nothing but the client fills `self.{field}` (`{name}` asks for the roots on first use), so there is \
                  no configured list to keep"
             ));
+            // Readers that only one hand-written `call_tool` calls: that handler's rewrite gives them
+            // the directory, and the cell goes only if it succeeds.
+            let caller_of = |r: usize| -> Option<usize> {
+                let rname = index.fns[r].name();
+                let callers: Vec<usize> = index
+                    .fns
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, f)| *j != r && f.mentions(&rname))
+                    .map(|(j, _)| j)
+                    .collect();
+                match callers.as_slice() {
+                    [c] if handler::is_handler(&index.fns[*c]) => Some(*c),
+                    _ => None,
+                }
+            };
+            let dispatched: Vec<(usize, usize)> = readers
+                .iter()
+                .filter(|r| !index.fns[**r].is_tool && index.fns[**r].impl_trait.is_none())
+                .filter_map(|r| caller_of(*r).map(|c| (*r, c)))
+                .collect();
+            let handlers: HashSet<usize> = dispatched.iter().map(|(_, c)| *c).collect();
             match purposes.migration(&fns, &what, roots_to, no_config) {
+                Migration::Param if handlers.len() > 1 => refuse_fn(
+                    &mut out,
+                    *fi,
+                    format!("`{name}` is called from methods of more than one hand-written `call_tool` handler"),
+                ),
                 Migration::Param => {
-                    match cache::plan_cache(&index, &texts, &bases, site, &field, &derives, cache::Fill::Lazy) {
-                        Ok(plan) => units.push(Unit::Cache { refresh: *fi, plan }),
+                    let methods: Vec<usize> = dispatched.iter().map(|(r, _)| *r).collect();
+                    match cache::plan_cache(&index, &texts, &bases, site, &field, &derives, cache::Fill::Lazy, &methods)
+                    {
+                        Ok(plan) => match handlers.iter().next() {
+                            None => units.push(Unit::Cache { refresh: *fi, plan }),
+                            Some(&h) => {
+                                let job = handler_jobs.entry(h).or_default();
+                                job.methods.extend(methods);
+                                job.lazy = Some(read);
+                                lazy_behind.push((*fi, h, plan));
+                            }
+                        },
                         Err(r) => refuse_fn(&mut out, *fi, r.reason),
                     }
                 }
@@ -310,7 +351,7 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
             let seed = allow::seed(&index, &texts, &bases, site, &field, &krate);
             match purposes.migration(&fns, &what, roots_to, seed.clone().map(|_| ())) {
                 Migration::Param => {
-                    match cache::plan_cache(&index, &texts, &bases, site, &field, &derives, cache::Fill::Refresh) {
+                    match cache::plan_cache(&index, &texts, &bases, site, &field, &derives, cache::Fill::Refresh, &[]) {
                         Ok(plan) => units.push(Unit::Cache { refresh: *fi, plan }),
                         Err(r) => refuse_fn(&mut out, *fi, r.reason),
                     }
@@ -445,12 +486,21 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
                 for m in &job.methods {
                     refuse_fn(&mut out, *m, r.reason.clone());
                 }
+                for (f, _, _) in lazy_behind.iter().filter(|(_, h, _)| h == hi) {
+                    refuse_fn(&mut out, *f, r.reason.clone());
+                }
                 for (h, callers) in &helpers {
                     if callers.contains(hi) {
                         refuse_fn(&mut out, *h, r.reason.clone());
                     }
                 }
             }
+        }
+    }
+    // A cell filled on first use goes with the handler that reads it.
+    for (f, h, plan) in lazy_behind {
+        if rewritten.contains(&h) {
+            units.push(Unit::Cache { refresh: f, plan });
         }
     }
     // A helper goes when every tool calling it was rewritten.
