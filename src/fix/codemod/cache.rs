@@ -138,11 +138,12 @@ fn field_decl<'a>(index: &'a Index, site: &FnSite, field: &str) -> Result<(Strin
 }
 
 /// How the cache is filled: by a refresh method the roots handlers call (shape B), or on first
-/// use by an `ensure_*` method the tools call.
+/// use by an `ensure_*` method the tools call; `dispatched`: the readers a hand-written
+/// `call_tool` dispatches to, which `handler.rs` rewrites.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fill {
+pub enum Fill<'a> {
     Refresh,
-    Lazy,
+    Lazy { dispatched: &'a [usize] },
 }
 
 pub fn plan_cache(
@@ -153,7 +154,6 @@ pub fn plan_cache(
     field: &str,
     derives: &Derives,
     fill: Fill,
-    dispatched: &[usize],
 ) -> Result<CachePlan, Refusal> {
     let rsrc = Src { text: &texts[refresh.file], base: bases[refresh.file] };
     let refuse = |reason: String| Refusal { range: rsrc.range(&refresh.sig.ident), reason };
@@ -169,7 +169,7 @@ pub fn plan_cache(
                  follows"
             ))
         })?,
-        Fill::Lazy => {
+        Fill::Lazy { .. } => {
             let elem = lazy_elem(&decl.ty).ok_or_else(|| {
                 refuse(format!(
                     "the cell `{field}` does not hold a `Vec<PathBuf>` or `Vec<String>` (in a `OnceCell`, or an \
@@ -187,13 +187,13 @@ pub fn plan_cache(
     };
     let seed = match fill {
         Fill::Refresh => seed_dir(index, texts, bases, field, &self_name).map_err(refuse)?,
-        Fill::Lazy => None,
+        Fill::Lazy { .. } => None,
     };
     let mut tools = Vec::new();
     let mut cleanup: FileEdits = Vec::new();
     for (i, site) in index.fns.iter().enumerate() {
         // The methods a hand-written `call_tool` dispatches to: `handler.rs` rewrites them.
-        if std::ptr::eq(site, refresh) || dispatched.contains(&i) {
+        if std::ptr::eq(site, refresh) || matches!(fill, Fill::Lazy { dispatched } if dispatched.contains(&i)) {
             continue;
         }
         let src = Src { text: &texts[site.file], base: bases[site.file] };
@@ -213,13 +213,13 @@ pub fn plan_cache(
                 )));
             }
             Fill::Refresh => reads_field,
-            Fill::Lazy if reads_field => {
+            Fill::Lazy { .. } if reads_field => {
                 return Err(refuse(format!(
                     "`self.{field}` is also read by `{}` itself, not only through `{refresh_name}`",
                     site.name()
                 )));
             }
-            Fill::Lazy => calls_refresh,
+            Fill::Lazy { .. } => calls_refresh,
         };
         if !reads {
             continue;
@@ -227,7 +227,7 @@ pub fn plan_cache(
         if !site.is_tool {
             let what = match fill {
                 Fill::Refresh => format!("the cache `{field}` is also read by `{}`, which is not a tool", site.name()),
-                Fill::Lazy => format!(
+                Fill::Lazy { .. } => format!(
                     "`{refresh_name}` is called from `{}`, which is neither a `#[tool]` method nor a method that only \
                      a hand-written `call_tool` calls: the codemod gives a directory parameter only to tools",
                     site.name()
@@ -246,7 +246,7 @@ pub fn plan_cache(
             )));
         }
         let path_buf = if mentions_ident(src.text, "PathBuf") { "PathBuf" } else { "std::path::PathBuf" };
-        let via = (fill == Fill::Lazy).then_some(refresh_name.as_str());
+        let via = matches!(fill, Fill::Lazy { .. }).then_some(refresh_name.as_str());
         let mut rw = CacheReader::new(&src, field, via, elem, path_buf);
         rw.seed = seed.as_ref().map(|s| s.text.as_str());
         rw.block(site.block);

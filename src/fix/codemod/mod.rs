@@ -318,8 +318,15 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
                 ),
                 Migration::Param => {
                     let methods: Vec<usize> = dispatched.iter().map(|(r, _)| *r).collect();
-                    match cache::plan_cache(&index, &texts, &bases, site, &field, &derives, cache::Fill::Lazy, &methods)
-                    {
+                    match cache::plan_cache(
+                        &index,
+                        &texts,
+                        &bases,
+                        site,
+                        &field,
+                        &derives,
+                        cache::Fill::Lazy { dispatched: &methods },
+                    ) {
                         Ok(plan) => match handlers.iter().next() {
                             None => units.push(Unit::Cache { refresh: *fi, plan }),
                             Some(&h) => {
@@ -351,7 +358,7 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
             let seed = allow::seed(&index, &texts, &bases, site, &field, &krate);
             match purposes.migration(&fns, &what, roots_to, seed.clone().map(|_| ())) {
                 Migration::Param => {
-                    match cache::plan_cache(&index, &texts, &bases, site, &field, &derives, cache::Fill::Refresh, &[]) {
+                    match cache::plan_cache(&index, &texts, &bases, site, &field, &derives, cache::Fill::Refresh) {
                         Ok(plan) => units.push(Unit::Cache { refresh: *fi, plan }),
                         Err(r) => refuse_fn(&mut out, *fi, r.reason),
                     }
