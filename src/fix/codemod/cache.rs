@@ -91,7 +91,7 @@ pub fn lazy_field(index: &Index, site: &FnSite) -> Option<LazyRead> {
     let field = find.0.or_else(|| stored_field(site))?;
     let decl = field_decl(index, site, &field).ok()?.1;
     let elem = lazy_elem(&decl.ty)?;
-    Some(LazyRead { field, via: site.name(), elem })
+    Some(LazyRead { field, via: site.name(), elem, by_ref: returns_ref(site.sig) })
 }
 
 /// A cell filled on first use, as its readers see it: `self.<via>(…)` gives the list kept in
@@ -101,6 +101,7 @@ pub struct LazyRead {
     pub field: String,
     pub via: String,
     elem: Elem,
+    by_ref: bool,
 }
 
 /// The edits (with `PARAM`) and need of a method that reads the cell through `read.via` and takes
@@ -108,6 +109,7 @@ pub struct LazyRead {
 pub fn rewrite_reader(src: &Src, site: &FnSite, read: &LazyRead) -> Result<(Vec<Edit>, Need), Refusal> {
     let path_buf = if mentions_ident(src.text, "PathBuf") { "PathBuf" } else { "std::path::PathBuf" };
     let mut rw = CacheReader::new(src, &read.field, Some(&read.via), read.elem, path_buf);
+    rw.by_ref = read.by_ref;
     rw.block(site.block);
     match rw.refusal.take() {
         Some(r) => Err(r),
@@ -249,6 +251,7 @@ pub fn plan_cache(
         let via = matches!(fill, Fill::Lazy { .. }).then_some(refresh_name.as_str());
         let mut rw = CacheReader::new(&src, field, via, elem, path_buf);
         rw.seed = seed.as_ref().map(|s| s.text.as_str());
+        rw.by_ref = via.is_some() && returns_ref(refresh.sig);
         rw.block(site.block);
         if let Some(r) = rw.refusal {
             return Err(r);
@@ -436,6 +439,25 @@ fn elem_of(ty: &syn::Type) -> Option<Elem> {
     }
 }
 
+/// Whether an `ensure_*` method gives its list by reference (`Result<&[PathBuf], E>`).
+fn returns_ref(sig: &syn::Signature) -> bool {
+    let syn::ReturnType::Type(_, ty) = &sig.output else { return false };
+    let mut ty = &**ty;
+    loop {
+        match ty {
+            syn::Type::Reference(_) => return true,
+            syn::Type::Paren(p) => ty = &p.elem,
+            syn::Type::Path(p) => {
+                let Some(seg) = p.path.segments.last().filter(|s| s.ident == "Result") else { return false };
+                let syn::PathArguments::AngleBracketed(a) = &seg.arguments else { return false };
+                let Some(syn::GenericArgument::Type(inner)) = a.args.first() else { return false };
+                ty = inner;
+            }
+            _ => return false,
+        }
+    }
+}
+
 /// What an `ensure_*` method returns per directory: `Result<&[PathBuf], E>`, `Vec<String>`, ….
 fn returned_elem(sig: &syn::Signature) -> Option<Elem> {
     let syn::ReturnType::Type(_, ty) = &sig.output else { return None };
@@ -604,6 +626,8 @@ struct CacheReader<'s> {
     via: Option<&'s str>,
     /// The directory the constructor seeds the cache with (`E` of `vec![E]`): the fallback.
     seed: Option<&'s str>,
+    /// The `ensure_*` method gives a reference (`&[PathBuf]`): so does the list that replaces it.
+    by_ref: bool,
     elem: Elem,
     path_buf: &'static str,
     /// `let roots = self.roots.read().await;`: name, statement.
@@ -625,6 +649,7 @@ impl<'s> CacheReader<'s> {
             field,
             via,
             seed: None,
+            by_ref: false,
             elem,
             path_buf,
             guards: Vec::new(),
@@ -794,11 +819,13 @@ impl<'s> CacheReader<'s> {
             return (edits, Need::First);
         }
         let need = if only_firsts { Need::FirstOptional } else { Need::All };
-        let value = match self.elem {
-            Elem::PathBuf => format!("{PARAM}.iter().map({path_buf}::from).collect::<Vec<_>>()"),
-            Elem::String if need == Need::All => format!("{PARAM}.clone()"),
-            Elem::String => format!("{PARAM}.iter().cloned().collect::<Vec<_>>()"),
-        };
+        let amp = if self.by_ref { "&" } else { "" };
+        let value = amp.to_owned()
+            + &match self.elem {
+                Elem::PathBuf => format!("{PARAM}.iter().map({path_buf}::from).collect::<Vec<_>>()"),
+                Elem::String if need == Need::All => format!("{PARAM}.clone()"),
+                Elem::String => format!("{PARAM}.iter().cloned().collect::<Vec<_>>()"),
+            };
         (self.reads.iter().map(|r| Edit::replace(r.clone(), value.clone())).collect(), need)
     }
 }
