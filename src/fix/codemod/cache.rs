@@ -86,9 +86,18 @@ pub fn lazy_field(index: &Index, site: &FnSite) -> Option<LazyRead> {
             visit::visit_expr_method_call(self, m);
         }
     }
+    // It gives the list it keeps (a refresh returns nothing).
+    if matches!(site.sig.output, syn::ReturnType::Default) {
+        return None;
+    }
     let mut find = Find(None);
     find.visit_block(site.block);
-    let field = find.0.or_else(|| stored_field(site))?;
+    // Through a guard, it fills the `Option` only while it is empty.
+    let guarded = || {
+        let text = site.block.to_token_stream().to_string();
+        (text.contains("is_none") || text.contains("is_some")).then(|| stored_field(site)).flatten()
+    };
+    let field = find.0.or_else(guarded)?;
     let decl = field_decl(index, site, &field).ok()?.1;
     let elem = lazy_elem(&decl.ty)?;
     Some(LazyRead { field, via: site.name(), elem, by_ref: returns_ref(site.sig) })

@@ -13,7 +13,9 @@
 //! 2. rewrite each tool that reads the roots (`lookup` for the body, `tool` for the parameter):
 //!    shape A, a tool that asks itself; shape C, a tool that calls a helper asking for them (the
 //!    helper goes when no one else calls it); shape B, tools reading a cache that
-//!    `on_initialized`/`on_roots_list_changed` fill (`cache`: the cache and the refresh go); and
+//!    `on_initialized`/`on_roots_list_changed` fill (`cache`: the cache and the refresh go; a
+//!    directory the constructor seeds it with becomes the default of an optional parameter), or a
+//!    cell an `ensure_*` method fills on first use (`cache` too: the cell and the method go); and
 //!    the arms of a hand-written `call_tool` handler, with the schemas `list_tools` writes by hand
 //!    (`handler`);
 //! 3. companion edits (`companion`): the tools' `inputSchema` JSON files, and the roots capability
