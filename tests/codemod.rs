@@ -1156,6 +1156,19 @@ impl Srv {{
     assert!(fixed.contains("pub paths: Vec<String>,"), "{summary}\n{fixed}");
     assert!(fixed.contains("let dirs = params.paths.iter().map(PathBuf::from).collect::<Vec<_>>();"), "{fixed}");
     assert!(!fixed.contains("OnceCell") && !fixed.contains("ensure_dirs"), "{fixed}");
+    // An allow-list filled on first use is never made a parameter; with no configured list to keep,
+    // it is left with that reason.
+    let guard = "let p = PathBuf::from(\"/etc/passwd\");\n        let allowed = self.ensure_dirs(&context.peer).await;\n        if !allowed.iter().any(|d| p.starts_with(d)) {\n            return Err(ErrorData::invalid_params(\"outside\", None));\n        }";
+    let code = lazy(guard).replace(other, "");
+    let (summary, fixed) = fix_crate(MANIFEST, &code, &[]);
+    assert_eq!(fixed, code, "{summary}");
+    assert!(
+        summary.contains("(an allow-list, so server configuration), but nothing but the client fills `self.dirs`"),
+        "{summary}"
+    );
+    let (summary, fixed) = fix_crate(MANIFEST, &code, &["--roots-to", "param"]);
+    assert_eq!(fixed, code, "{summary}");
+    assert!(summary.contains("`--roots-to param` would let every client choose any directory"), "{summary}");
     // Filled right in the tool: the lookup's own reason.
     let inline = "let dirs = self.dirs.get_or_init(|| async { let l = context.peer.list_roots().await.unwrap_or_default(); l.roots.iter().map(|r| PathBuf::from(&r.uri)).collect() }).await;\n        let _ = std::fs::read_dir(&dirs[0]);";
     let code = lazy(inline).replace(other, "");
