@@ -301,10 +301,10 @@ pub fn plan_cache(
     cleanup.push((refresh.file, Edit::delete(item_deletion(rsrc.text, gone))));
     let note = seed.map(|s| {
         format!(
-            "without it the tool works in `{}`, the directory `{}` seeded the cache with, as it did for a client that \
-             shared no roots; the client's roots are no longer asked for, so a client that shared roots and does not \
-             pass the parameter now gets that directory instead of its first root, which is now worked out at each \
-             call, not once at start-up",
+            "without it the tool works in `{0}`, the directory `{1}` seeded the cache with, as it did for a client \
+             that shared no roots (`{0}` is now worked out at each call, not once at start-up); the client's roots \
+             are no longer asked for, so a client that shared roots and does not pass the parameter now gets that \
+             directory instead of its first root",
             s.shown, s.by
         )
     });
