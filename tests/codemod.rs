@@ -1078,7 +1078,7 @@ fn seeded_and_lazy_caches_are_rewritten_or_refused_with_the_reason() {
         (seeded("vec![dir]", "dir: PathBuf", first), "`new` seeds `self.dirs` from `dir`, a value of `new` itself"),
         (
             seeded("vec![PathBuf::from(\"a\"), PathBuf::from(\"b\")]", "", first),
-            "`new` seeds `self.dirs` with `Arc::new(RwLock::new(vec![PathBuf::from(\"a\"), PathBuf::from(\"b\")]))`, not \
+            "`new` seeds `self.dirs` with `Arc::new(RwLock::new(vec![PathBuf::from(\"a\"), PathBuf::fr…`, not \
              with one starting directory",
         ),
         (
@@ -1169,6 +1169,18 @@ impl Srv {{
     let (summary, fixed) = fix_crate(MANIFEST, &code, &["--roots-to", "param"]);
     assert_eq!(fixed, code, "{summary}");
     assert!(summary.contains("`--roots-to param` would let every client choose any directory"), "{summary}");
+    // A cell that starts filled: its starting value would be lost.
+    let code = lazy(tool).replace(other, "").replace(
+        "#[derive(Default)]\npub struct Srv {",
+        "impl Srv {\n    pub fn new() -> Self {\n        Self { dirs: OnceCell::new_with(Some(vec![PathBuf::from(\".\")])) }\n    }\n}\n\npub struct Srv {",
+    );
+    let (summary, fixed) = fix_crate(MANIFEST, &code, &[]);
+    assert_eq!(fixed, code, "{summary}");
+    assert!(
+        summary
+            .contains("`new` starts `self.dirs` as `OnceCell::new_with(Some(vec![PathBuf::from(\".\")]))`, not empty"),
+        "{summary}"
+    );
     // Filled right in the tool: the lookup's own reason.
     let inline = "let dirs = self.dirs.get_or_init(|| async { let l = context.peer.list_roots().await.unwrap_or_default(); l.roots.iter().map(|r| PathBuf::from(&r.uri)).collect() }).await;\n        let _ = std::fs::read_dir(&dirs[0]);";
     let code = lazy(inline).replace(other, "");

@@ -98,7 +98,7 @@ pub fn lazy_field(index: &Index, site: &FnSite) -> Option<LazyRead> {
         (text.contains("is_none") || text.contains("is_some")).then(|| stored_field(site)).flatten()
     };
     let field = find.0.or_else(guarded)?;
-    let decl = field_decl(index, site, &field).ok()?.1;
+    let decl = field_decl(index, site, &field).ok()?.decl;
     let elem = lazy_elem(&decl.ty)?;
     Some(LazyRead { field, via: site.name(), elem, by_ref: returns_ref(site.sig) })
 }
@@ -126,8 +126,17 @@ pub fn rewrite_reader(src: &Src, site: &FnSite, read: &LazyRead) -> Result<(Vec<
     }
 }
 
+/// The server struct of a method, as the cache sees it: its name, file, fields and the field that
+/// holds the cache.
+struct Server<'a> {
+    name: String,
+    file: usize,
+    fields: &'a syn::FieldsNamed,
+    decl: &'a syn::Field,
+}
+
 /// The server struct's name and the declaration of its field `field`, for a method of it.
-fn field_decl<'a>(index: &'a Index, site: &FnSite, field: &str) -> Result<(String, &'a syn::Field), String> {
+fn field_decl<'a>(index: &'a Index, site: &FnSite, field: &str) -> Result<Server<'a>, String> {
     let Some(imp) = site.imp else {
         return Err("the roots are cached by a function that is not a method of the server".into());
     };
@@ -145,7 +154,7 @@ fn field_decl<'a>(index: &'a Index, site: &FnSite, field: &str) -> Result<(Strin
     let Some(decl) = named.named.iter().find(|f| f.ident.as_ref().is_some_and(|i| i == field)) else {
         return Err(format!("`{self_name}` has no field `{field}`"));
     };
-    Ok((self_name, decl))
+    Ok(Server { name: self_name, file: st.file, fields: named, decl })
 }
 
 /// How the cache is filled: by a refresh method the roots handlers call (shape B), or on first
@@ -168,10 +177,8 @@ pub fn plan_cache(
 ) -> Result<CachePlan, Refusal> {
     let rsrc = Src { text: &texts[refresh.file], base: bases[refresh.file] };
     let refuse = |reason: String| Refusal { range: rsrc.range(&refresh.sig.ident), reason };
-    let (self_name, decl) = field_decl(index, refresh, field).map_err(refuse)?;
-    let named_structs = index.structs_named(&self_name);
-    let st = named_structs[0];
-    let syn::Fields::Named(named) = &st.item.fields else { unreachable!("field_decl found a named field") };
+    let Server { name: self_name, file: st_file, fields: named, decl } =
+        field_decl(index, refresh, field).map_err(refuse)?;
     let refresh_name = refresh.name();
     let elem = match fill {
         Fill::Refresh => cache_elem(&decl.ty).ok_or_else(|| {
@@ -198,7 +205,22 @@ pub fn plan_cache(
     };
     let seed = match fill {
         Fill::Refresh => seed_dir(index, texts, bases, field, &self_name).map_err(refuse)?,
-        Fill::Lazy { .. } => None,
+        Fill::Lazy { .. } => {
+            // A cell that starts filled is never asked for: its starting value would be lost.
+            for site in &index.fns {
+                let src = Src { text: &texts[site.file], base: bases[site.file] };
+                for init in super::allow::initializers(site.block, field, &self_name) {
+                    if !init.is_some_and(starts_empty) {
+                        let shown = init.map_or_else(|| field.to_owned(), |e| compact(src.node_text(e)));
+                        return Err(refuse(format!(
+                            "`{}` starts `self.{field}` as `{shown}`, not empty, so `{refresh_name}` may never ask                              for the roots; the codemod does not follow a cell filled before first use",
+                            site.name()
+                        )));
+                    }
+                }
+            }
+            None
+        }
     };
     let mut tools = Vec::new();
     let mut cleanup: FileEdits = Vec::new();
@@ -280,12 +302,12 @@ pub fn plan_cache(
         tools.push(plan_tool(index, texts, bases, site, edits, need, derives)?);
     }
     // The field, its initializers and the refresh function go.
-    let fsrc = Src { text: &texts[st.file], base: bases[st.file] };
+    let fsrc = Src { text: &texts[st_file], base: bases[st_file] };
     if named.named.len() == 1 {
         // The struct's only field: `struct S {}`.
-        cleanup.push((st.file, Edit::replace(fsrc.span(named.brace_token.span.join()), "{}")));
+        cleanup.push((st_file, Edit::replace(fsrc.span(named.brace_token.span.join()), "{}")));
     } else {
-        cleanup.push((st.file, Edit::delete(with_comma(&fsrc, fsrc.range(decl)))));
+        cleanup.push((st_file, Edit::delete(with_comma(&fsrc, fsrc.range(decl)))));
     }
     for site in &index.fns {
         let src = Src { text: &texts[site.file], base: bases[site.file] };
@@ -344,7 +366,7 @@ fn seed_dir(
             if super::allow::empty_list(e) {
                 continue;
             }
-            let shown_all: String = src.node_text(e).split_whitespace().collect::<Vec<_>>().join(" ");
+            let shown_all = compact(src.node_text(e));
             let Some(dir) = one_dir(e) else {
                 return Err(format!(
                     "`{name}` seeds `self.{field}` with `{shown_all}`, not with one starting directory \
@@ -386,6 +408,27 @@ fn seed_dir(
         }
     }
     Ok(found)
+}
+
+/// An initializer of an empty list or cell: `Vec::new()`, `OnceCell::new()`, `Default::default()`,
+/// `Arc::new(Mutex::new(None))`.
+fn starts_empty(e: &Expr) -> bool {
+    match e {
+        _ if super::allow::empty_list(e) => true,
+        Expr::Paren(p) => starts_empty(&p.expr),
+        Expr::Call(c) if c.args.len() == 1 => {
+            let Expr::Path(p) = &*c.func else { return false };
+            p.path.segments.last().is_some_and(|s| s.ident == "new" || s.ident == "from") && starts_empty(&c.args[0])
+        }
+        Expr::Path(p) => p.path.is_ident("None"),
+        _ => false,
+    }
+}
+
+/// A node's text on one line, cut at 60 characters.
+fn compact(text: &str) -> String {
+    let shown: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if shown.chars().count() > 60 { format!("{}…", shown.chars().take(57).collect::<String>()) } else { shown }
 }
 
 /// `E` of `vec![E]`, `Vec::from([E])`, under `Arc::new(…)`, `RwLock::new(…)`, `Mutex::new(…)`.
