@@ -467,22 +467,25 @@ impl ArmPlanner<'_> {
                 }
                 (rw.edits, rw.need)
             }
-            Some(call) if self.job.lazy.as_ref().is_some_and(|l| call.site.mentions(&l.via)) => {
-                let lazy = self.job.lazy.as_ref().expect("checked above");
-                let msrc = &cr.src(call.site.file);
-                let (edits, need) = super::cache::rewrite_reader(msrc, call.site, lazy)
-                    .map_err(|r| format!("the method `{}`: {}", call.site.name(), r.reason))?;
-                (edits, Some(need))
-            }
             Some(call) => {
                 let msrc = &cr.src(call.site.file);
-                let mut rw = Rewriter::new(msrc, &self.job.helpers);
-                rw.fn_body(call.site.block);
-                rw.finish();
-                if let Some(r) = rw.refusal {
-                    return Err(format!("the method `{}`: {}", call.site.name(), r.reason));
+                match self.job.lazy.as_ref().filter(|l| call.site.mentions(&l.via)) {
+                    // A method reading a cell filled on first use through its `ensure_*` method.
+                    Some(lazy) => {
+                        let (edits, need) = super::cache::rewrite_reader(msrc, call.site, lazy)
+                            .map_err(|r| format!("the method `{}`: {}", call.site.name(), r.reason))?;
+                        (edits, Some(need))
+                    }
+                    None => {
+                        let mut rw = Rewriter::new(msrc, &self.job.helpers);
+                        rw.fn_body(call.site.block);
+                        rw.finish();
+                        if let Some(r) = rw.refusal {
+                            return Err(format!("the method `{}`: {}", call.site.name(), r.reason));
+                        }
+                        (rw.edits, rw.need)
+                    }
                 }
-                (rw.edits, rw.need)
             }
         };
         let need = need.ok_or("it does not derive a directory from the roots")?;
