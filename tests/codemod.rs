@@ -1074,6 +1074,15 @@ fn seeded_and_lazy_caches_are_rewritten_or_refused_with_the_reason() {
         summary.contains("without it the tool works in `PathBuf::from(\"/srv/data\")`, the directory `new` seeded")
     );
 
+    // From a local of `new` that only seeds it: the local's value, and the `let` goes.
+    let code = seeded("vec![here]", "", first).replace(
+        "    pub fn new() -> Self {\n",
+        "    pub fn new() -> Self {\n        let here: PathBuf = std::env::temp_dir();\n",
+    );
+    let (summary, fixed) = fix_crate(MANIFEST, &code, &[]);
+    assert!(fixed.contains("map_or_else(|| std::env::temp_dir(), PathBuf::from);"), "{summary}\n{fixed}");
+    assert!(fixed.contains("    pub fn new() -> Self {\n        Self {}\n    }"), "{fixed}");
+
     let refusals = [
         (seeded("vec![dir]", "dir: PathBuf", first), "`new` seeds `self.dirs` from `dir`, a value of `new` itself"),
         (

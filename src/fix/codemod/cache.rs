@@ -321,6 +321,11 @@ pub fn plan_cache(
         _ => refresh.range.clone(),
     };
     cleanup.push((refresh.file, Edit::delete(item_deletion(rsrc.text, gone))));
+    if let Some(s) = &seed
+        && let Some(r) = &s.gone
+    {
+        cleanup.push((s.file, Edit::delete(r.clone())));
+    }
     let note = seed.map(|s| {
         format!(
             "without it the tool works in `{0}`, the directory `{1}` seeded the cache with, as it did for a client \
@@ -341,6 +346,27 @@ struct SeedDir {
     /// The function that seeds it, and its file.
     by: String,
     file: usize,
+    /// The `let` of that function the seed came from, which goes.
+    gone: Option<Range<usize>>,
+}
+
+/// The `let name = value;` of the constructor that the seed `dir` (a bare `name`) names, when
+/// nothing else there uses `name`: its value and statement.
+fn seed_local<'a>(site: &FnSite<'a>, dir: &Expr) -> Option<(&'a Expr, &'a Stmt)> {
+    let Expr::Path(p) = dir else { return None };
+    let name = p.path.get_ident()?.to_string();
+    let binds = |pat: &Pat| {
+        let pat = match pat {
+            Pat::Type(t) => &*t.pat,
+            other => other,
+        };
+        matches!(pat, Pat::Ident(i) if i.ident == name && i.subpat.is_none())
+    };
+    let stmt = site.block.stmts.iter().find(|s| matches!(s, Stmt::Local(l) if binds(&l.pat)))?;
+    let Stmt::Local(l) = stmt else { return None };
+    let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
+    // The binding and the seed: no other use.
+    (super::text::count_ident(&site.block.to_token_stream(), &name) == 2).then_some((&*init.expr, stmt))
 }
 
 /// The directory the cache in `self.<field>` starts with, when a constructor seeds it with one;
@@ -373,7 +399,13 @@ fn seed_dir(
                      (`vec![dir]`), which is what the codemod follows"
                 ));
             };
-            let text = src.node_text(&dir).to_owned();
+            let mut text = src.node_text(&dir).to_owned();
+            // `let here = E; Self { dirs: …vec![here]… }`: the seed is `E`, and the `let` goes.
+            let mut gone = None;
+            if let Some((value, stmt)) = seed_local(site, &dir) {
+                text = src.node_text(value).to_owned();
+                gone = Some(deletion(src.text, src.range(stmt)));
+            }
             // Names of the constructor (its arguments, its locals, `self`) do not exist in a tool.
             let mut locals = vec!["self".to_owned()];
             for arg in &site.sig.inputs {
@@ -404,7 +436,7 @@ fn seed_dir(
                     other.by, other.shown
                 ));
             }
-            found = Some(SeedDir { text, shown, by: name, file: site.file });
+            found = Some(SeedDir { text, shown, by: name, file: site.file, gone });
         }
     }
     Ok(found)
