@@ -11,8 +11,17 @@ use std::process::Command as Std;
 use assert_cmd::Command;
 use predicates::prelude::*;
 
-const CRATES: &[&str] =
-    &["workspace-tools", "project-notes", "file-index", "text-stats", "sandbox-files", "folder-stats"];
+const CRATES: &[&str] = &[
+    "workspace-tools",
+    "project-notes",
+    "file-index",
+    "text-stats",
+    "sandbox-files",
+    "folder-stats",
+    "doc-search",
+    "log-viewer",
+    "todo-scan",
+];
 
 /// What the summary says of the crate's migration: a new tool parameter, or (`sandbox-files`, whose
 /// roots extend an allow-list) the configured list kept.
@@ -996,4 +1005,195 @@ fn suppressed_requests_are_left_alone() {
     assert!(fixed.contains(legacy), "the suppressed tool changed:\n{fixed}\n{summary}");
     assert!(fixed.contains("async fn count(&self, Parameters("), "{fixed}\n{summary}");
     assert_eq!(fixed.matches("list_roots").count(), 1, "{fixed}");
+}
+
+/// A server whose roots cache `new` starts as `{init}` and a refresh fills, read by the tool
+/// `{read}` (a statement taking `dir` from `self.dirs`).
+fn seeded(init: &str, ctor_args: &str, read: &str) -> String {
+    format!(
+        r#"use std::path::PathBuf;
+use std::sync::Arc;
+use rmcp::model::CallToolResult;
+use rmcp::service::{{NotificationContext, Peer, RoleServer}};
+use rmcp::{{ErrorData, ServerHandler, tool, tool_router}};
+use tokio::sync::RwLock;
+
+#[derive(Clone)]
+pub struct Srv {{
+    dirs: Arc<RwLock<Vec<PathBuf>>>,
+}}
+
+impl Srv {{
+    pub fn new({ctor_args}) -> Self {{
+        Self {{ dirs: Arc::new(RwLock::new({init})) }}
+    }}
+
+    #[allow(deprecated)]
+    async fn refresh(&self, peer: &Peer<RoleServer>) {{
+        if let Ok(listed) = peer.list_roots().await {{
+            *self.dirs.write().await = listed.roots.iter().map(|r| PathBuf::from(r.uri.trim_start_matches("file://"))).collect();
+        }}
+    }}
+}}
+
+#[tool_router]
+impl Srv {{
+    #[tool(description = "Count")]
+    async fn count(&self) -> Result<CallToolResult, ErrorData> {{
+        {read}
+        let _ = std::fs::read_dir(dir);
+        Ok(CallToolResult::success(vec![]))
+    }}
+}}
+
+impl ServerHandler for Srv {{
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {{
+        self.refresh(&context.peer).await;
+    }}
+}}
+"#
+    )
+}
+
+/// The cache kin of shape B: a seed of one directory becomes the default of an optional `path`;
+/// a seed the codemod cannot move into the tools, or a tool that uses every directory of a seeded
+/// cache, is refused with that reason; a lazily filled cell read by something other than a tool
+/// (or filled right in the tool) is refused too.
+#[test]
+fn seeded_and_lazy_caches_are_rewritten_or_refused_with_the_reason() {
+    let first = "let dirs = self.dirs.read().await;\n        let dir = dirs.first().ok_or_else(|| ErrorData::invalid_request(\"none\", None))?;";
+    let (summary, fixed) = fix_crate(MANIFEST, &seeded("vec![PathBuf::from(\"/srv/data\")]", "", first), &[]);
+    assert!(fixed.contains("pub path: Option<String>,"), "{summary}\n{fixed}");
+    assert!(
+        fixed
+            .contains("let dir = &params.path.as_deref().map_or_else(|| PathBuf::from(\"/srv/data\"), PathBuf::from);"),
+        "{fixed}"
+    );
+    assert!(!fixed.contains("list_roots") && !fixed.contains("RwLock"), "{fixed}");
+    assert!(
+        summary.contains("without it the tool works in `PathBuf::from(\"/srv/data\")`, the directory `new` seeded")
+    );
+
+    // From a local of `new` that only seeds it: the local's value, and the `let` goes.
+    let code = seeded("vec![here]", "", first).replace(
+        "    pub fn new() -> Self {\n",
+        "    pub fn new() -> Self {\n        let here: PathBuf = std::env::temp_dir();\n",
+    );
+    let (summary, fixed) = fix_crate(MANIFEST, &code, &[]);
+    assert!(fixed.contains("map_or_else(|| std::env::temp_dir(), PathBuf::from);"), "{summary}\n{fixed}");
+    assert!(fixed.contains("    pub fn new() -> Self {\n        Self {}\n    }"), "{fixed}");
+
+    let refusals = [
+        (seeded("vec![dir]", "dir: PathBuf", first), "`new` seeds `self.dirs` from `dir`, a value of `new` itself"),
+        (
+            seeded("vec![PathBuf::from(\"a\"), PathBuf::from(\"b\")]", "", first),
+            "`new` seeds `self.dirs` with `Arc::new(RwLock::new(vec![PathBuf::from(\"a\"), PathBuf::fr…`, not \
+             with one starting directory",
+        ),
+        (
+            seeded(
+                "vec![PathBuf::from(\".\")]",
+                "",
+                "let all = self.dirs.read().await.clone();\n        let dir = &all[all.len() - 1];",
+            ),
+            "the tool `count` uses `self.dirs` other than by taking its first directory, and `new` seeds it with \
+             `PathBuf::from(\".\")`",
+        ),
+    ];
+    for (code, reason) in &refusals {
+        let (summary, fixed) = fix_crate(MANIFEST, code, &[]);
+        assert_eq!(&fixed, code, "{summary}");
+        assert!(summary.contains(reason), "{reason}\n{summary}");
+    }
+
+    let lazy = |tool_body: &str| {
+        format!(
+            r#"use std::path::PathBuf;
+use rmcp::model::CallToolResult;
+use rmcp::service::{{Peer, RequestContext, RoleServer}};
+use rmcp::{{ErrorData, tool, tool_router}};
+use tokio::sync::OnceCell;
+
+#[derive(Default)]
+pub struct Srv {{
+    dirs: OnceCell<Vec<PathBuf>>,
+}}
+
+impl Srv {{
+    #[allow(deprecated)]
+    async fn ensure_dirs(&self, peer: &Peer<RoleServer>) -> Vec<PathBuf> {{
+        self.dirs
+            .get_or_init(|| async {{
+                let listed = peer.list_roots().await.unwrap_or_default();
+                listed.roots.iter().map(|r| PathBuf::from(r.uri.trim_start_matches("file://"))).collect()
+            }})
+            .await
+            .clone()
+    }}
+
+    async fn files_in_first(&self, peer: &Peer<RoleServer>) -> usize {{
+        let dirs = self.ensure_dirs(peer).await;
+        std::fs::read_dir(&dirs[0]).map(|d| d.count()).unwrap_or(0)
+    }}
+}}
+
+#[tool_router]
+impl Srv {{
+    #[tool(description = "Count")]
+    async fn count(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {{
+        {tool_body}
+        Ok(CallToolResult::success(vec![]))
+    }}
+}}
+"#
+        )
+    };
+    let tool = "let dirs = self.ensure_dirs(&context.peer).await;\n        let _ = std::fs::read_dir(&dirs[0]);";
+    let code = lazy(tool);
+    let (summary, fixed) = fix_crate(MANIFEST, &code, &[]);
+    assert_eq!(fixed, code, "{summary}");
+    assert!(
+        summary.contains(
+            "`ensure_dirs` is called from `files_in_first`, which is neither a `#[tool]` method nor a method"
+        ),
+        "{summary}"
+    );
+    // Without that method, the tool that reads the whole list gets `paths`, and the cell goes.
+    let other = "    async fn files_in_first(&self, peer: &Peer<RoleServer>) -> usize {\n        let dirs = self.ensure_dirs(peer).await;\n        std::fs::read_dir(&dirs[0]).map(|d| d.count()).unwrap_or(0)\n    }\n";
+    let code = lazy(tool).replace(other, "");
+    let (summary, fixed) = fix_crate(MANIFEST, &code, &[]);
+    assert!(fixed.contains("pub paths: Vec<String>,"), "{summary}\n{fixed}");
+    assert!(fixed.contains("let dirs = params.paths.iter().map(PathBuf::from).collect::<Vec<_>>();"), "{fixed}");
+    assert!(!fixed.contains("OnceCell") && !fixed.contains("ensure_dirs"), "{fixed}");
+    // An allow-list filled on first use is never made a parameter; with no configured list to keep,
+    // it is left with that reason.
+    let guard = "let p = PathBuf::from(\"/etc/passwd\");\n        let allowed = self.ensure_dirs(&context.peer).await;\n        if !allowed.iter().any(|d| p.starts_with(d)) {\n            return Err(ErrorData::invalid_params(\"outside\", None));\n        }";
+    let code = lazy(guard).replace(other, "");
+    let (summary, fixed) = fix_crate(MANIFEST, &code, &[]);
+    assert_eq!(fixed, code, "{summary}");
+    assert!(
+        summary.contains("(an allow-list, so server configuration), but nothing but the client fills `self.dirs`"),
+        "{summary}"
+    );
+    let (summary, fixed) = fix_crate(MANIFEST, &code, &["--roots-to", "param"]);
+    assert_eq!(fixed, code, "{summary}");
+    assert!(summary.contains("`--roots-to param` would let every client choose any directory"), "{summary}");
+    // A cell that starts filled: its starting value would be lost.
+    let code = lazy(tool).replace(other, "").replace(
+        "#[derive(Default)]\npub struct Srv {",
+        "impl Srv {\n    pub fn new() -> Self {\n        Self { dirs: OnceCell::new_with(Some(vec![PathBuf::from(\".\")])) }\n    }\n}\n\npub struct Srv {",
+    );
+    let (summary, fixed) = fix_crate(MANIFEST, &code, &[]);
+    assert_eq!(fixed, code, "{summary}");
+    assert!(
+        summary
+            .contains("`new` starts `self.dirs` as `OnceCell::new_with(Some(vec![PathBuf::from(\".\")]))`, not empty"),
+        "{summary}"
+    );
+    // Filled right in the tool: the lookup's own reason.
+    let inline = "let dirs = self.dirs.get_or_init(|| async { let l = context.peer.list_roots().await.unwrap_or_default(); l.roots.iter().map(|r| PathBuf::from(&r.uri)).collect() }).await;\n        let _ = std::fs::read_dir(&dirs[0]);";
+    let code = lazy(inline).replace(other, "");
+    let (summary, fixed) = fix_crate(MANIFEST, &code, &[]);
+    assert_eq!(fixed, code, "{summary}");
+    assert!(summary.contains("filled once on first use (`get_or_init`) right where they are read"), "{summary}");
 }

@@ -46,8 +46,9 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// Builds the crate as written, before any fix (in a copy, so no `target/` lands in the fixtures).
-fn builds_as_written(name: &str) {
+/// Builds the crate as written, before any fix (in a copy, so no `target/` lands in the fixtures);
+/// returns what the build printed on stderr (its warnings).
+fn builds_as_written(name: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let krate = dir.path().join(name);
     copy_dir(&fixtures().join(name), &krate);
@@ -58,6 +59,7 @@ fn builds_as_written(name: &str) {
         .output()
         .unwrap();
     assert!(build.status.success(), "{name} as written does not build:\n{}", String::from_utf8_lossy(&build.stderr));
+    String::from_utf8_lossy(&build.stderr).into_owned()
 }
 
 /// Copies the crate, fixes it, builds it; returns the folder and the server binary.
@@ -70,6 +72,18 @@ fn fixed_and_built(name: &str) -> (tempfile::TempDir, PathBuf) {
 /// `fixed_and_built` with more `fix` arguments, checking the fix says `applied`; the build must
 /// not warn.
 fn fixed_with_and_built(name: &str, args: &[&str], applied: &str) -> (tempfile::TempDir, PathBuf) {
+    fix_and_build(name, args, applied, !args.is_empty())
+}
+
+/// A crate that builds warning-free as written builds warning-free after `fix --unsafe-fixes`
+/// (no unused variable, import, field or argument left), and says `applied`.
+fn fixed_and_built_warning_free(name: &str, applied: &str) -> (tempfile::TempDir, PathBuf) {
+    let before = builds_as_written(name);
+    assert!(!before.contains("warning"), "{name} as written warns:\n{before}");
+    fix_and_build(name, &[], applied, true)
+}
+
+fn fix_and_build(name: &str, args: &[&str], applied: &str, warning_free: bool) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let krate = dir.path().join(name);
     copy_dir(&fixtures().join(name), &krate);
@@ -93,7 +107,7 @@ fn fixed_with_and_built(name: &str, args: &[&str], applied: &str) -> (tempfile::
     let build_err = String::from_utf8_lossy(&build.stderr);
     assert!(build.status.success(), "the fixed {name} does not build:\n{build_err}");
     // The opt-in migrations are held to it; the default ones keep the crate's own warnings.
-    assert!(args.is_empty() || !build_err.contains("warning"), "the fixed {name} warns:\n{build_err}");
+    assert!(!warning_free || !build_err.contains("warning"), "the fixed {name} warns:\n{build_err}");
     (dir, target.join("debug").join(name))
 }
 
@@ -310,6 +324,71 @@ fn shape_b_tools_read_the_parameter_instead_of_the_cache() {
     assert_eq!(server.call("count_files", json!({"path": dir})), format!("3 file(s) in {dir}"));
     let found = server.call("find_file", json!({"name": "a.md", "paths": [dir, path_str(two.path())]}));
     assert_eq!(found, format!("{}\n{}", one.path().join("a.md").display(), two.path().join("a.md").display()));
+}
+
+/// A cache the constructor seeds with the server's start-up folder and the roots handlers refresh:
+/// the tools take an optional `path`, and without it work in the start-up folder, as they did for
+/// a client that shared no roots.
+#[test]
+fn tools_of_a_seeded_cache_default_to_the_starting_directory() {
+    let (_keep, binary) = fixed_and_built_warning_free("log-viewer", "the directory `new` seeded the cache with");
+    let start = folder(&[("app.log", "one\ntwo\nthree"), ("db.log", "x"), ("notes.txt", "not a log")]);
+    let other = folder(&[("web.log", "a\nb\nc\nd")]);
+    let mut server = Server::start(&binary, start.path());
+    let tools = server.tools();
+    for name in ["list_logs", "tail_log"] {
+        let (path, required) = property(&tools, name, "path");
+        assert!(path["description"].as_str().unwrap().starts_with("Absolute path of the directory"), "{name}");
+        assert!(!required, "{name}: the starting directory makes it optional");
+    }
+    assert_eq!(server.call("list_logs", json!({})), "app.log\ndb.log");
+    assert_eq!(server.call("tail_log", json!({"name": "app.log", "lines": 2})), "two\nthree");
+    let dir = path_str(other.path());
+    assert_eq!(server.call("list_logs", json!({"path": dir})), "web.log");
+    assert_eq!(server.call("tail_log", json!({"name": "web.log", "lines": 1, "path": dir})), "d");
+}
+
+/// A `OnceCell` an `ensure_*` method fills from the roots on first use: the tools take the
+/// directory, and the cell and the method are gone.
+#[test]
+fn tools_reading_a_lazily_filled_cell_take_the_directory() {
+    let (keep, binary) = fixed_and_built_warning_free("doc-search", "changes the tool's public input schema");
+    let server_rs = std::fs::read_to_string(keep.path().join("doc-search/src/server.rs")).unwrap();
+    assert!(!server_rs.contains("OnceCell") && !server_rs.contains("ensure_folders"), "{server_rs}");
+    let docs = folder(&[("a.md", "the plan"), ("b.md", "no"), ("c.txt", "the plan")]);
+    let elsewhere = folder(&[]);
+    let mut server = Server::start(&binary, elsewhere.path());
+    let tools = server.tools();
+    for name in ["list_docs", "search_docs"] {
+        let (path, required) = property(&tools, name, "path");
+        assert_eq!((path["type"].as_str(), required), (Some("string"), true), "{name}");
+    }
+    let dir = path_str(docs.path());
+    assert_eq!(server.call("list_docs", json!({"path": dir})), "a.md\nb.md");
+    assert_eq!(server.call("search_docs", json!({"path": dir, "word": "plan"})), "a.md");
+}
+
+/// A `Mutex<Option<Vec<String>>>` that `ensure_roots` fills on first use, read by the methods a
+/// hand-written `call_tool` dispatches to: each arm reads the directory from its arguments and
+/// hands it to its method; the hand-written schemas get the property.
+#[test]
+fn call_tool_methods_reading_a_lazily_filled_cell_take_the_directory() {
+    let (keep, binary) = fixed_and_built_warning_free("todo-scan", "changes the tool's public input schema");
+    let server_rs = std::fs::read_to_string(keep.path().join("todo-scan/src/server.rs")).unwrap();
+    assert!(!server_rs.contains("Mutex") && !server_rs.contains("ensure_roots"), "{server_rs}");
+    let work = folder(&[("main.rs", "// TODO one\nfn main() {} // TODO two"), ("lib.rs", ""), ("notes.md", "TODO")]);
+    let elsewhere = folder(&[]);
+    let mut server = Server::start(&binary, elsewhere.path());
+    let tools = server.tools();
+    for name in ["count_todos", "list_sources"] {
+        let (path, required) = property(&tools, name, "path");
+        assert_eq!((path["type"].as_str(), required), (Some("string"), true), "{name}");
+    }
+    let dir = path_str(work.path());
+    assert_eq!(server.call("count_todos", json!({"file": "main.rs", "path": dir})), "2 TODO(s) in main.rs");
+    assert_eq!(server.call("list_sources", json!({"path": dir})), "lib.rs\nmain.rs");
+    let reply = server.reply("tools/call", json!({"name": "list_sources", "arguments": {}}));
+    assert_eq!(reply["error"]["code"], json!(-32602), "{reply}");
 }
 
 #[test]

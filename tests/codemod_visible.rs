@@ -8,8 +8,17 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const CRATES: &[&str] =
-    &["workspace-tools", "project-notes", "file-index", "text-stats", "word-finder", "folder-stats"];
+const CRATES: &[&str] = &[
+    "workspace-tools",
+    "project-notes",
+    "file-index",
+    "text-stats",
+    "word-finder",
+    "folder-stats",
+    "doc-search",
+    "log-viewer",
+    "todo-scan",
+];
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/crates")

@@ -117,6 +117,10 @@ impl Elem {
 }
 
 /// Methods that hand their receiver on (a guard, a clone, an unwrap, an iterator over it).
+/// Methods of a cell filled once, on first use, that give its value (`OnceCell`, `OnceLock`,
+/// `Option::get_or_insert_with`): their closure fills the cell.
+pub(crate) const LAZY_FILLS: &[&str] = &["get_or_init", "get_or_try_init", "get_or_insert_with"];
+
 const TRANSPARENT: &[&str] = &[
     "clone",
     "to_owned",
@@ -427,6 +431,8 @@ impl Flow {
                 merge(then, els)
             }
             Expr::Block(b) => self.block_kind(&b.block),
+            // `async { …; Ok(list) }`, the future a lazily filled cell awaits.
+            Expr::Async(b) => self.block_kind(&b.block),
             Expr::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "format") => {
                 let rooted = self.tokens_rooted(&m.mac.tokens);
                 Some(if rooted { Kind::RootStr } else { Kind::Str })
@@ -493,8 +499,9 @@ impl Flow {
             return self.source(|| Some(SourceRef::Call(m.method.span(), close)));
         }
         let rk = self.kind_of(&m.receiver);
-        // `OnceCell::get()`, `OnceLock::get()`: the cell's value (`get(0)` picks an element).
-        let cell_get = name == "get" && m.args.is_empty();
+        // `OnceCell::get()`, `OnceLock::get()`: the cell's value (`get(0)` picks an element); so is
+        // what a cell filled on first use gives (`get_or_try_init(|| …)`, `get_or_insert_with`).
+        let cell_get = name == "get" && m.args.is_empty() || LAZY_FILLS.contains(&name) && m.args.len() == 1;
         if TRANSPARENT.contains(&name) && !(name == "filter" && m.args.is_empty()) || cell_get {
             return rk;
         }
@@ -593,14 +600,20 @@ impl Flow {
             || is(&["dunce", "canonicalize"])
             || p.is_ident("canonicalize")
         {
-            let rooted = self.kind_of(arg).is_some_and(Kind::rooted);
-            return Some(if rooted { Kind::RootPath } else { Kind::Path });
+            let k = self.kind_of(arg);
+            // `Path::new(root)` of a root picked from a helper's list stays that root.
+            if let Some(Kind::SourceItem(i)) = k {
+                return Some(Kind::SourceItem(i));
+            }
+            return Some(if k.is_some_and(Kind::rooted) { Kind::RootPath } else { Kind::Path });
         }
         if is(&["String", "from"]) || is(&["Cow", "from"]) || is(&["Cow", "Borrowed"]) || is(&["Cow", "Owned"]) {
             return Some(self.kind_of(arg).filter(|k| k.is_str()).unwrap_or(Kind::Str));
         }
-        if p.is_ident("Some")
-            || p.is_ident("Ok")
+        // `Ok::<_, E>(x)` too.
+        let variant = |name: &str| p.segments.len() == 1 && p.segments[0].ident == name;
+        if variant("Some")
+            || variant("Ok")
             || is(&["Box", "new"])
             || is(&["Arc", "new"])
             || is(&["Rc", "new"])

@@ -205,7 +205,8 @@ const ADD_METHODS: &[&str] = &["push", "extend", "append", "extend_from_slice"];
 
 /// Methods that put their argument into a `self` place (`OnceCell::set`, `Option::replace`, a
 /// `watch::Sender::send`).
-const STORE_METHODS: &[&str] = &["set", "replace", "insert", "store", "send", "send_replace", "swap", "get_or_init"];
+const STORE_METHODS: &[&str] =
+    &["set", "replace", "insert", "store", "send", "send_replace", "swap", "get_or_init", "get_or_try_init"];
 
 impl Stores<'_, '_> {
     fn record(&mut self, path: Vec<String>, kind: Option<Kind>) {
@@ -255,7 +256,19 @@ impl Stores<'_, '_> {
         }
         match e {
             Expr::Assign(a) => {
-                if let Some(path) = flow::self_path(&a.left) {
+                // `*self.roots.write().await = dirs`, or through a guard: `*guard = Some(dirs)`.
+                let guarded = match strip(&a.left) {
+                    Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => match strip(&u.expr) {
+                        Expr::Path(p) => p
+                            .path
+                            .get_ident()
+                            .and_then(|i| self.guards.iter().rev().find(|(g, _)| i == g))
+                            .map(|(_, path)| path.clone()),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                if let Some(path) = flow::self_path(&a.left).or(guarded) {
                     let k = flow.kind_of(&a.right);
                     self.record(path, k);
                 }
@@ -1281,6 +1294,52 @@ mod tests {
         let cached = model.fn_by_path(&["roots", "S", "cached"]).unwrap();
         assert!(flow.returns_roots(cached));
         assert!(found.iter().any(|(f, _, _, via)| f == "b" && *via == Via::Helper(cached)));
+    }
+
+    /// A cell filled on first use (`get_or_try_init` with an async closure, or `if guard.is_none()
+    /// { *guard = Some(…) }`) holds the roots, and the `ensure_*` method giving its value returns
+    /// them: the tools picking from that value use the roots.
+    #[test]
+    fn cells_filled_on_first_use_hold_the_roots() {
+        let model = model_of(&[(
+            "src/lib.rs",
+            "use rmcp::model::ListRootsResult;\n\
+             pub struct S { once: OnceCell<Vec<PathBuf>>, lazy: Mutex<Option<Vec<PathBuf>>> }\n\
+             impl S {\n\
+             async fn ensure_once(&self, peer: &Peer<RoleServer>) -> Result<&[PathBuf], E> {\n\
+                 let dirs = self.once.get_or_try_init(|| async {\n\
+                     let listed = peer.list_roots().await?;\n\
+                     Ok::<_, E>(listed.roots.iter().map(|r| PathBuf::from(&r.uri)).collect())\n\
+                 }).await?;\n\
+                 Ok(dirs.as_slice())\n\
+             }\n\
+             async fn ensure_lazy(&self, peer: &Peer<RoleServer>) -> Vec<PathBuf> {\n\
+                 let mut guard = self.lazy.lock().await;\n\
+                 if guard.is_none() {\n\
+                     let listed = peer.list_roots().await.unwrap_or_default();\n\
+                     *guard = Some(listed.roots.iter().map(|r| PathBuf::from(&r.uri)).collect());\n\
+                 }\n\
+                 guard.clone().unwrap_or_default()\n\
+             }\n\
+             async fn a(&self, peer: &Peer<RoleServer>) { let d = self.ensure_once(peer).await.unwrap(); let _ = std::fs::read_dir(d.first().unwrap()); }\n\
+             async fn b(&self, peer: &Peer<RoleServer>) { let d = self.ensure_lazy(peer).await; let _ = d[0].join(\"x\"); }\n\
+             }\n",
+        )]);
+        let flow = model.roots();
+        let places: Vec<(String, Vec<String>)> =
+            flow.places().map(|(_, p, w)| (model.func(w).name.clone(), p.to_vec())).collect();
+        assert!(places.contains(&("ensure_once".into(), vec!["once".into()])), "{places:?}");
+        assert!(places.contains(&("ensure_lazy".into(), vec!["lazy".into()])), "{places:?}");
+        for name in ["ensure_once", "ensure_lazy"] {
+            assert!(flow.returns_roots(model.fn_by_path(&["S", name]).unwrap()), "{name}");
+        }
+        for name in ["a", "b"] {
+            assert_eq!(
+                flow.purpose(&model, model.fn_by_path(&["S", name]).unwrap()),
+                RootsPurpose::WorkingDir,
+                "{name}"
+            );
+        }
     }
 
     #[test]

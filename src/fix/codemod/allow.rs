@@ -269,7 +269,7 @@ fn seed_source(src: &Src, site: &FnSite) -> String {
 }
 
 /// `Vec::new()`, `vec![]`, `Default::default()`, `Arc::new(RwLock::new(Vec::new()))`.
-fn empty_list(e: &Expr) -> bool {
+pub(super) fn empty_list(e: &Expr) -> bool {
     match e {
         Expr::Paren(p) => empty_list(&p.expr),
         Expr::Call(c) => {
@@ -284,6 +284,14 @@ fn empty_list(e: &Expr) -> bool {
         Expr::Macro(m) => m.mac.path.is_ident("vec") && m.mac.tokens.is_empty(),
         _ => false,
     }
+}
+
+/// The initializers of `field` in the struct literals of `server` (`Self { … }` included) in
+/// `block`: the value, or `None` for the shorthand `Self { field }`.
+pub(super) fn initializers<'ast>(block: &'ast syn::Block, field: &str, server: &str) -> Vec<Option<&'ast Expr>> {
+    let mut inits = Inits { field, server, found: Vec::new() };
+    inits.visit_block(block);
+    inits.found
 }
 
 /// Initializers of `field` in struct literals of the server type: the value, or `None` for the
@@ -494,7 +502,7 @@ fn skip_indent(text: &str, at: usize) -> usize {
     at + text[at..].len() - text[at..].trim_start_matches([' ', '\t']).len()
 }
 
-fn pat_names(p: &Pat, out: &mut Vec<String>) {
+pub(super) fn pat_names(p: &Pat, out: &mut Vec<String>) {
     match p {
         Pat::Ident(i) => out.push(i.ident.to_string()),
         Pat::Tuple(t) => t.elems.iter().for_each(|e| pat_names(e, out)),

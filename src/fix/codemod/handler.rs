@@ -33,6 +33,9 @@ use crate::rust::syntax::tokens_mention;
 pub struct HandlerJob {
     pub helpers: HashMap<String, HelperInline>,
     pub methods: Vec<usize>,
+    /// A cell filled on first use that some of `methods` read through its `ensure_*` method
+    /// instead of requesting the roots themselves.
+    pub lazy: Option<super::cache::LazyRead>,
 }
 
 /// A rewritten handler: its edits (in the handler's file and wherever the schemas, structs and
@@ -466,13 +469,23 @@ impl ArmPlanner<'_> {
             }
             Some(call) => {
                 let msrc = &cr.src(call.site.file);
-                let mut rw = Rewriter::new(msrc, &self.job.helpers);
-                rw.fn_body(call.site.block);
-                rw.finish();
-                if let Some(r) = rw.refusal {
-                    return Err(format!("the method `{}`: {}", call.site.name(), r.reason));
+                match self.job.lazy.as_ref().filter(|l| call.site.mentions(&l.via)) {
+                    // A method reading a cell filled on first use through its `ensure_*` method.
+                    Some(lazy) => {
+                        let (edits, need) = super::cache::rewrite_reader(msrc, call.site, lazy)
+                            .map_err(|r| format!("the method `{}`: {}", call.site.name(), r.reason))?;
+                        (edits, Some(need))
+                    }
+                    None => {
+                        let mut rw = Rewriter::new(msrc, &self.job.helpers);
+                        rw.fn_body(call.site.block);
+                        rw.finish();
+                        if let Some(r) = rw.refusal {
+                            return Err(format!("the method `{}`: {}", call.site.name(), r.reason));
+                        }
+                        (rw.edits, rw.need)
+                    }
                 }
-                (rw.edits, rw.need)
             }
         };
         let need = need.ok_or("it does not derive a directory from the roots")?;

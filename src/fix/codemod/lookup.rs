@@ -1262,8 +1262,9 @@ impl<'ast> Visit<'ast> for Rewriter<'_> {
                 self.refuse(
                     range,
                     format!(
-                        "the roots are kept in `self.{}`, filled once on first use (`{}`): a lazily initialised cache, \
-                         which the codemod does not rewrite",
+                        "the roots are kept in `self.{}`, filled once on first use (`{}`) right where they are \
+                         read: the codemod rewrites such a cell only where a method of the server (an `ensure_*`) \
+                         fills it and the tools call that method",
                         field.join("."),
                         m.method
                     ),

@@ -13,7 +13,9 @@
 //! 2. rewrite each tool that reads the roots (`lookup` for the body, `tool` for the parameter):
 //!    shape A, a tool that asks itself; shape C, a tool that calls a helper asking for them (the
 //!    helper goes when no one else calls it); shape B, tools reading a cache that
-//!    `on_initialized`/`on_roots_list_changed` fill (`cache`: the cache and the refresh go); and
+//!    `on_initialized`/`on_roots_list_changed` fill (`cache`: the cache and the refresh go; a
+//!    directory the constructor seeds it with becomes the default of an optional parameter), or a
+//!    cell an `ensure_*` method fills on first use (`cache` too: the cell and the method go); and
 //!    the arms of a hand-written `call_tool` handler, with the schemas `list_tools` writes by hand
 //!    (`handler`);
 //! 3. companion edits (`companion`): the tools' `inputSchema` JSON files, and the roots capability
@@ -242,6 +244,9 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
     let mut helpers: Vec<(usize, Vec<usize>)> = Vec::new();
     // Imports (`leaf\0path`) tools need for what is inlined from helpers.
     let mut helper_imports: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    // Cells filled on first use whose readers a `call_tool` handler dispatches to: the filler, the
+    // handler, and the cell's removal, applied only with the handler's rewrite.
+    let mut lazy_behind: Vec<(usize, usize, cache::CachePlan)> = Vec::new();
     for (fi, _) in &calls {
         let site = &index.fns[*fi];
         let src = Src { text: &texts[site.file], base: bases[site.file] };
@@ -257,7 +262,90 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
             );
             continue;
         }
-        if let Some(field) = cache::stored_field(site).filter(|f| purposes.stores_roots_in(*fi, f)) {
+        let lazy = (!site.is_tool && site.impl_trait.is_none()).then(|| cache::lazy_field(&index, site)).flatten();
+        if let Some(read) = lazy.filter(|r| purposes.stores_roots_in(*fi, &r.field)) {
+            // A cell `site` (an `ensure_*` method) fills on first use; the tools read it through it.
+            let field = read.field.clone();
+            let name = site.name();
+            let readers: Vec<usize> =
+                index.fns.iter().enumerate().filter(|(j, f)| *j != *fi && f.mentions(&name)).map(|(j, _)| j).collect();
+            if readers.is_empty() {
+                refuse_fn(
+                    &mut out,
+                    *fi,
+                    format!(
+                        "the roots are kept in `self.{field}`, filled on first use by `{name}`, which no function of \
+                         the crate calls"
+                    ),
+                );
+                continue;
+            }
+            let mut fns = readers.clone();
+            fns.push(*fi);
+            let what = allow::readers_phrase(&index, &readers, &field).replace(
+                &format!("(reading `self.{field}`)"),
+                &format!("(reading `self.{field}` through `{name}`, which fills it on first use)"),
+            );
+            let no_config = Err(format!(
+                "nothing but the client fills `self.{field}` (`{name}` asks for the roots on first use), so there is \
+                 no configured list to keep"
+            ));
+            // Readers that only one hand-written `call_tool` calls: that handler's rewrite gives them
+            // the directory, and the cell goes only if it succeeds.
+            let caller_of = |r: usize| -> Option<usize> {
+                let rname = index.fns[r].name();
+                let callers: Vec<usize> = index
+                    .fns
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, f)| *j != r && f.mentions(&rname))
+                    .map(|(j, _)| j)
+                    .collect();
+                match callers.as_slice() {
+                    [c] if handler::is_handler(&index.fns[*c]) => Some(*c),
+                    _ => None,
+                }
+            };
+            let dispatched: Vec<(usize, usize)> = readers
+                .iter()
+                .filter(|r| !index.fns[**r].is_tool && index.fns[**r].impl_trait.is_none())
+                .filter_map(|r| caller_of(*r).map(|c| (*r, c)))
+                .collect();
+            let handlers: HashSet<usize> = dispatched.iter().map(|(_, c)| *c).collect();
+            match purposes.migration(&fns, &what, roots_to, no_config) {
+                Migration::Param if handlers.len() > 1 => refuse_fn(
+                    &mut out,
+                    *fi,
+                    format!("`{name}` is called from methods of more than one hand-written `call_tool` handler"),
+                ),
+                Migration::Param => {
+                    let methods: Vec<usize> = dispatched.iter().map(|(r, _)| *r).collect();
+                    match cache::plan_cache(
+                        &index,
+                        &texts,
+                        &bases,
+                        site,
+                        &field,
+                        &derives,
+                        cache::Fill::Lazy { dispatched: &methods },
+                    ) {
+                        Ok(plan) => match handlers.iter().next() {
+                            None => units.push(Unit::Cache { refresh: *fi, plan }),
+                            Some(&h) => {
+                                let job = handler_jobs.entry(h).or_default();
+                                job.methods.extend(methods);
+                                job.lazy = Some(read);
+                                lazy_behind.push((*fi, h, plan));
+                            }
+                        },
+                        Err(r) => refuse_fn(&mut out, *fi, r.reason),
+                    }
+                }
+                // `no_config` makes it `Leave`.
+                Migration::Config => refuse_fn(&mut out, *fi, format!("{what}: {}", allow::NO_CONFIG)),
+                Migration::Leave(why) => refuse_fn(&mut out, *fi, why),
+            }
+        } else if let Some(field) = cache::stored_field(site).filter(|f| purposes.stores_roots_in(*fi, f)) {
             let readers = cache::readers(&index, site, &field);
             if readers.is_empty() {
                 let why = allow::init_only(&index, *fi).unwrap_or_else(|| {
@@ -271,10 +359,12 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
             let what = allow::readers_phrase(&index, &readers, &field);
             let seed = allow::seed(&index, &texts, &bases, site, &field, &krate);
             match purposes.migration(&fns, &what, roots_to, seed.clone().map(|_| ())) {
-                Migration::Param => match cache::plan_cache(&index, &texts, &bases, site, &field, &derives) {
-                    Ok(plan) => units.push(Unit::Cache { refresh: *fi, plan }),
-                    Err(r) => refuse_fn(&mut out, *fi, r.reason),
-                },
+                Migration::Param => {
+                    match cache::plan_cache(&index, &texts, &bases, site, &field, &derives, cache::Fill::Refresh) {
+                        Ok(plan) => units.push(Unit::Cache { refresh: *fi, plan }),
+                        Err(r) => refuse_fn(&mut out, *fi, r.reason),
+                    }
+                }
                 Migration::Config => {
                     let seed = seed.unwrap_or_default();
                     match allow::plan_allow(&index, &texts, &bases, site, &field, &seed) {
@@ -405,12 +495,21 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
                 for m in &job.methods {
                     refuse_fn(&mut out, *m, r.reason.clone());
                 }
+                for (f, _, _) in lazy_behind.iter().filter(|(_, h, _)| h == hi) {
+                    refuse_fn(&mut out, *f, r.reason.clone());
+                }
                 for (h, callers) in &helpers {
                     if callers.contains(hi) {
                         refuse_fn(&mut out, *h, r.reason.clone());
                     }
                 }
             }
+        }
+    }
+    // A cell filled on first use goes with the handler that reads it.
+    for (f, h, plan) in lazy_behind {
+        if rewritten.contains(&h) {
+            units.push(Unit::Cache { refresh: f, plan });
         }
     }
     // A helper goes when every tool calling it was rewritten.
@@ -482,7 +581,11 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
                     if let Some(f) = p.needs_parameters_import {
                         import_files.insert(f);
                     }
-                    out.applied.push((p.file, applied_title(&p.param)));
+                    let title = match &plan.note {
+                        Some(note) => format!("{}; {note}", applied_title(&p.param)),
+                        None => applied_title(&p.param),
+                    };
+                    out.applied.push((p.file, title));
                     out.params.push(p.param);
                 }
             }
@@ -619,6 +722,8 @@ const UNUSED_CANDIDATES: &[&str] = &[
     "McpError",
     "Url",
     "Duration",
+    "OnceCell",
+    "OnceLock",
 ];
 
 pub(super) fn line_ending(text: &str) -> &'static str {
