@@ -22,6 +22,8 @@ use crate::rust::visitor::RuleVisitor;
 use crate::source::{FileKind, SourceFile};
 use crate::suppress::{self, Extents, Suppressions};
 
+mod editor;
+
 pub struct Options {
     pub rules: Vec<&'static dyn Rule>,
     /// Skip parsing files without any trigger word (on by default; off only to measure or test).
@@ -689,6 +691,8 @@ fn check_json(
 pub struct Workspace {
     settings: Settings,
     contexts: CrateContexts,
+    /// The other files of documents' crates, for the crate model (`editor`).
+    crate_files: editor::CrateFiles,
 }
 
 impl Workspace {
@@ -697,9 +701,13 @@ impl Workspace {
     pub fn check_document(&self, path: &Path, text: String) -> Vec<Diagnostic> {
         let scan = Prefilter::every_rule().scan(text.as_bytes(), FileKind::of(path));
         let settings = self.settings.for_file(path);
-        let active = settings.rules_among(&scan.active);
         let crate_ctx = crate_context(&self.contexts, path, &settings);
         let file = SourceFile::new(path.to_path_buf(), crate::discover::display_path(path), text);
+        // In a crate, the document is checked with the crate's other files as `check` does.
+        if file.kind() == FileKind::Rust && crate_ctx.manifest.is_some() {
+            return self.crate_files.check(&self.settings, &self.contexts, &file, &crate_ctx, scan, &settings);
+        }
+        let active = settings.rules_among(&scan.active);
         check_file_with(&file, &crate_ctx, &active, scan.role, &settings)
     }
 

@@ -722,3 +722,66 @@ fn a_lookup_the_codemod_leaves_gets_a_disabled_action_with_the_reason() {
     assert!(action.get("edit").is_none_or(Value::is_null), "{action:#}");
     assert_eq!(client.shutdown_and_exit().code(), Some(0));
 }
+
+/// `check`'s findings in one file of the crate at `dir`, checked whole.
+fn crate_findings_in(dir: &Path, relative: &str) -> Vec<Value> {
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-lint"))
+        .args(["check", "--format", "json", "."])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let all: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+    all.into_iter().filter(|f| f["path"] == relative).collect()
+}
+
+#[test]
+fn a_document_is_checked_with_the_other_files_of_its_crate() {
+    // The client data is stored in `state.rs` during `initialize` and read by a tool in
+    // `tools.rs`: only a model of the whole crate connects the two.
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/rust/inferred-client-capabilities/split_server");
+    let dir = tempfile::tempdir().unwrap();
+    for relative in ["Cargo.toml", "src/main.rs", "src/handler.rs", "src/state.rs", "src/tools.rs"] {
+        std::fs::create_dir_all(dir.path().join(relative).parent().unwrap()).unwrap();
+        std::fs::copy(fixture.join(relative), dir.path().join(relative)).unwrap();
+    }
+    let file = dir.path().join("src/tools.rs");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let expected = crate_findings_in(dir.path(), "src/tools.rs");
+    assert!(!expected.is_empty(), "the fixture's cross-file finding");
+    assert_eq!(cli_findings(dir.path(), &file), Vec::<Value>::new(), "the file alone shows nothing");
+
+    let uri = file_uri(&file);
+    let mut client = Client::start(dir.path());
+    client.initialize(&["utf-16"]);
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "rust", "version": 1, "text": text}}),
+    );
+    let published = client.diagnostics(&uri);
+    let diagnostics = published["diagnostics"].as_array().unwrap();
+    let ranges = |d: &Value| (d["range"]["start"].clone(), d["range"]["end"].clone(), d["code"].clone());
+    let got: Vec<_> = diagnostics.iter().map(ranges).collect();
+    let want: Vec<_> = expected
+        .iter()
+        .map(|f| {
+            let (start, end) =
+                (f["byte_range"][0].as_u64().unwrap() as usize, f["byte_range"][1].as_u64().unwrap() as usize);
+            (utf16_position(&text, start), utf16_position(&text, end), f["rule"].clone())
+        })
+        .collect();
+    assert_eq!(got, want, "{published:#}");
+
+    // The store is edited away on disk (the editor saved `state.rs`): the finding goes with it.
+    let state = dir.path().join("src/state.rs");
+    std::fs::write(&state, "pub struct Unrelated;\n").unwrap();
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": format!("{text}\n")}]}),
+    );
+    let published = client.diagnostics(&uri);
+    assert!(
+        !published["diagnostics"].as_array().unwrap().iter().any(|d| d["code"] == "inferred-client-capabilities"),
+        "{published:#}"
+    );
+    assert_eq!(client.shutdown_and_exit().code(), Some(0));
+}

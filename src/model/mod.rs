@@ -86,7 +86,7 @@ impl Origins {
 }
 
 /// One file's facts, extracted on the worker that parsed it.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct FileFacts {
     /// The file's module in its crate (`src/a/b.rs` → `["a", "b"]`).
     pub module: Vec<String>,
