@@ -489,6 +489,17 @@ fn one_dir(e: &Expr) -> Option<Expr> {
     }
 }
 
+/// `T` of `Wrapper<T, …>`.
+fn first_type_arg(seg: &syn::PathSegment) -> Option<&syn::Type> {
+    match &seg.arguments {
+        syn::PathArguments::AngleBracketed(a) => match a.args.first() {
+            Some(syn::GenericArgument::Type(t)) => Some(t),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// What a lazily filled cell holds per directory: `OnceCell<Vec<PathBuf>>`,
 /// `Arc<RwLock<Option<Vec<String>>>>`, … (a cell or an `Option` somewhere under the wrappers).
 fn lazy_elem(ty: &syn::Type) -> Option<Elem> {
@@ -497,13 +508,7 @@ fn lazy_elem(ty: &syn::Type) -> Option<Elem> {
     loop {
         let syn::Type::Path(p) = ty else { return None };
         let seg = p.path.segments.last()?;
-        let inner = match &seg.arguments {
-            syn::PathArguments::AngleBracketed(a) => match a.args.first() {
-                Some(syn::GenericArgument::Type(t)) => Some(t),
-                _ => None,
-            },
-            _ => None,
-        };
+        let inner = first_type_arg(seg);
         match seg.ident.to_string().as_str() {
             "Arc" | "Rc" | "RwLock" | "Mutex" => ty = inner?,
             "OnceCell" | "OnceLock" | "Option" if !lazy => {
@@ -573,13 +578,7 @@ pub(super) fn cache_elem(ty: &syn::Type) -> Option<Elem> {
     loop {
         let syn::Type::Path(p) = ty else { return None };
         let seg = p.path.segments.last()?;
-        let inner = match &seg.arguments {
-            syn::PathArguments::AngleBracketed(a) => match a.args.first() {
-                Some(syn::GenericArgument::Type(t)) => Some(t),
-                _ => None,
-            },
-            _ => None,
-        };
+        let inner = first_type_arg(seg);
         match seg.ident.to_string().as_str() {
             "Arc" | "Rc" | "RwLock" | "Mutex" => ty = inner?,
             "Vec" => {
