@@ -681,14 +681,24 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
 
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
         let name = m.method.to_string();
+        let stores = STORE_METHODS.contains(&name.as_str()) || state::MUTATORS.contains(&name.as_str());
         if is_self(&m.receiver) {
             let range = self.cx.span_range(m.method.span()).start..self.cx.span_range(m.paren_token.span.close()).end;
             let args: Vec<&Expr> = m.args.iter().collect();
             self.call(Callee::SelfMethod(name), range, &args);
+        } else if !stores && let Some(field) = super::flow::self_path(&m.receiver) {
+            // `self.store.put(..)`: a method of the field's type where the crate defines it.
+            let range = self.cx.span_range(m.method.span()).start..self.cx.span_range(m.paren_token.span.close()).end;
+            let args: Vec<&Expr> = m.args.iter().collect();
+            let sends = requests::sends_its_method_argument(&name);
+            self.call(Callee::FieldMethod(field, name), range, &args);
+            if sends {
+                self.sends_method_from(&args);
+            }
         } else if requests::sends_its_method_argument(&name) {
             let args: Vec<&Expr> = m.args.iter().collect();
             self.sends_method_from(&args);
-        } else if STORE_METHODS.contains(&name.as_str()) || state::MUTATORS.contains(&name.as_str()) {
+        } else if stores {
             let value = m.args.iter().fold(Origins::default(), |acc, a| acc.or(self.origins(a)));
             let end = self.cx.span_range(m.paren_token.span.close()).end;
             let switch =

@@ -7,7 +7,7 @@ use foldhash::{HashSet, HashSetExt};
 use std::ops::Range;
 
 use super::state::{Place, PlaceRoot};
-use super::{Callee, CrateModel, FieldAccess, FileId, FnId, Handler, HandlerKind, Root, within};
+use super::{CrateModel, FieldAccess, FileId, FnId, Handler, HandlerKind, Root, within};
 use crate::context::Role;
 
 /// The MCP methods whose handlers see the `initialize` exchange.
@@ -134,7 +134,7 @@ pub fn find_stores(model: &CrateModel, init: &InitHandlers) -> Vec<Store> {
                     continue;
                 }
                 // A path call to a method (`Self::m(self, x)`) passes the receiver first.
-                let skip = matches!(call.callee, Callee::Path(_)) && model.func(callee).has_self;
+                let skip = !call.callee.has_receiver() && model.func(callee).has_self;
                 let bits = call.args.iter().skip(skip as usize).enumerate().fold(0u32, |bits, (j, a)| {
                     let tainted = a.client_data || a.params & taint != 0;
                     if tainted { bits | 1u32.checked_shl(j as u32).unwrap_or(0) } else { bits }

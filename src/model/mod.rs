@@ -18,8 +18,9 @@
 //!   `ClientHandler` and rust-mcp-sdk handler overrides (`handlers::SERVER_METHODS`), `#[tool]`
 //!   and `#[prompt]` functions, and the arms of hand-written dispatchers (a `match` with MCP method
 //!   strings as patterns), with the calls each arm makes;
-//! - calls: methods on `self`, free functions and associated functions, resolved through the
-//!   modules and `use` declarations, with which parameters and client data (`Origins`) flow into
+//! - calls: methods on `self` and on its fields (`self.session.keep(..)`, by the fields' declared
+//!   types), free functions and associated functions, resolved through the modules and `use`
+//!   declarations, with which parameters and client data (`Origins`) flow into
 //!   each argument;
 //! - state: reads and writes of `self` field paths (`self.a.b`, through guards and accessors such
 //!   as `.lock().unwrap()`), with where a written value comes from and how it is written; and
@@ -35,8 +36,8 @@
 //! - client data kept from `initialize` (`init_stores`): the places `initialize` code stores it in;
 //!   and where one body's `peer_info()` value goes (`peer_info`, a walk on the parsing worker).
 //!
-//! What it does not know (yet): types of locals and method receivers other than `self` (a call
-//! `x.m()` is not an edge), trait default methods, closures given to `tokio::spawn` as separate
+//! What it does not know (yet): types of locals and of method receivers other than `self` and its
+//! fields (a call `x.m()` on a local is not an edge), trait default methods, closures given to `tokio::spawn` as separate
 //! code, `Deref` targets, which key of a map an access uses, values returned by helpers other than
 //! the state, macro-generated items, `#[path]` modules, files of the crate that no model
 //! rule's trigger word selected, and which of `src/bin`, `examples/`, `tests/` are crate roots of
@@ -209,6 +210,16 @@ pub enum Callee {
     SelfMethod(String),
     /// `f(..)`, `Self::f(..)`, `Type::f(..)`, `module::f(..)`.
     Path(Vec<String>),
+    /// `self.a.b.m(..)` (through guards and accessors, as `flow::self_path` reads them): a method
+    /// of the type the field path holds by its declared types.
+    FieldMethod(Vec<String>, String),
+}
+
+impl Callee {
+    /// Whether the call's receiver is not among its arguments (a method called as one).
+    pub fn has_receiver(&self) -> bool {
+        !matches!(self, Callee::Path(_))
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -422,6 +433,20 @@ impl CrateModel {
         self.methods.get(&(key(module, ty), name.to_string())).and_then(|v| v.first()).copied()
     }
 
+    /// The crate type a field path of `owner` holds, by the declared types of its fields under
+    /// their wrappers (`Arc`, `Mutex`, …): `a.b` of `S { a: Arc<A> }`, `A { b: B }` is `B`.
+    pub fn field_type(&self, owner: &TypeKey, path: &[String]) -> Option<TypeKey> {
+        let mut ty = owner.clone();
+        for member in path {
+            let fact = self.type_fact(&ty)?;
+            let (_, written) = fact.fields.iter().find(|(f, _)| f == member)?;
+            let name = state::innermost(written)?;
+            ty = self.resolve_type(&fact.module, &[name.to_owned()]);
+            self.type_fact(&ty)?;
+        }
+        Some(ty)
+    }
+
     /// The struct or enum a resolved type names, if the crate defines it in a file of the model.
     pub fn type_fact(&self, ty: &TypeKey) -> Option<&TypeFact> {
         self.types.get(ty).map(|&(file, i)| &self.files[file].types[i])
@@ -592,6 +617,10 @@ impl CrateModel {
             let targets: Vec<FnId> = match &call.callee {
                 Callee::SelfMethod(name) => owner.and_then(|o| self.methods.get(&(o.clone(), name.clone()))).cloned(),
                 Callee::Path(path) => self.resolve_fn_path(&f.module, owner, path),
+                Callee::FieldMethod(path, name) => owner
+                    .and_then(|o| self.field_type(o, path))
+                    .and_then(|t| self.methods.get(&(t, name.clone())))
+                    .cloned(),
             }
             .unwrap_or_default();
             out.extend(targets.into_iter().map(|t| (i, t)));
@@ -772,6 +801,26 @@ pub(crate) mod tests {
         let readers: Vec<&str> =
             model.readers_of(&owner, &["caps"]).map(|(f, _)| model.func(f).name.as_str()).collect();
         assert_eq!(readers, ["list_tools"], "the other file's `Srv` is another type");
+    }
+
+    #[test]
+    fn methods_of_a_fields_type_are_callees() {
+        let model = model_of(&[
+            (
+                "src/session.rs",
+                "pub struct Session { caps: Mutex<Option<Caps>> }\nimpl Session { pub fn keep(&self, c: Caps) { *self.caps.lock().unwrap() = Some(c); } }\n",
+            ),
+            (
+                "src/server.rs",
+                "use crate::session::Session;\npub struct Srv { session: Arc<Session>, n: u8 }\nimpl ServerHandler for Srv {\n    async fn initialize(&self, request: InitializeRequestParams) { self.session.keep(request.capabilities); self.n.keep(1); }\n}\n",
+            ),
+        ]);
+        let init = model.handlers_for("initialize").next().expect("the initialize override");
+        let keep = model.fn_by_path(&["session", "Session", "keep"]).unwrap();
+        let callees: Vec<FnId> = model.callees_of(init.fn_).iter().map(|(_, f)| *f).collect();
+        assert_eq!(callees, [keep], "`self.n` is no crate type: its `keep` is not `Session::keep`");
+        let call = &model.func(init.fn_).calls[0];
+        assert_eq!(call.args, [Origins { client_data: true, params: 1 }]);
     }
 
     #[test]

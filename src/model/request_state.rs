@@ -216,7 +216,7 @@ impl CrateModel {
             let Some(val) = self.resolve(id, &pass.val) else { continue };
             let decodes = |t: FnId, callee: &Callee| {
                 let g = self.func(t);
-                g.has_self == matches!(callee, Callee::SelfMethod(_))
+                g.has_self == callee.has_receiver()
                     && g.values.decodes_param.as_ref().is_some_and(|d| d.param == pass.arg)
                     && !self.verifies_integrity(t)
             };

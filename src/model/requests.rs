@@ -151,7 +151,7 @@ impl CrateModel {
 
     /// `Type::method(value, …)` passes the receiver as the first argument.
     fn receiver_offset(&self, call: &Callee, callee: FnId) -> usize {
-        usize::from(matches!(call, Callee::Path(_)) && self.func(callee).has_self)
+        usize::from(!call.has_receiver() && self.func(callee).has_self)
     }
 
     /// The facts' own bits, then through calls until nothing changes: a parameter passed whole to

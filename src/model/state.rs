@@ -22,7 +22,7 @@ use std::ops::Range;
 
 use syn::Expr;
 
-use super::{Callee, CrateModel, FieldAccess, FnId, Handler, Root, TypeKey, within};
+use super::{CrateModel, FieldAccess, FnId, Handler, Root, TypeKey, within};
 use crate::cx::Cx;
 
 /// Methods that change what their receiver holds: a call on a place writes it.
@@ -438,7 +438,7 @@ impl CrateModel {
                     seen.push(callee);
                     let target = self.func(callee);
                     // `Type::method(receiver, ..)`: the first argument is the receiver.
-                    let skip = usize::from(matches!(call.callee, Callee::Path(_)) && target.has_self);
+                    let skip = usize::from(!call.callee.has_receiver() && target.has_self);
                     let mut callee_binds = Bindings::new();
                     for (param, arg) in target.params.iter().zip(call.arg_places.iter().skip(skip)) {
                         if let (Some(name), Some((root, path))) = (&param.name, arg)
@@ -537,7 +537,7 @@ impl CrateModel {
 }
 
 /// The type inside smart pointers and locks (`Arc<RwLock<Inner>>` → `Inner`), if only those wrap it.
-fn innermost(ty: &str) -> Option<&str> {
+pub(super) fn innermost(ty: &str) -> Option<&str> {
     const WRAPPERS: &[&str] = &["Arc", "Rc", "Box", "Mutex", "RwLock", "RefCell", "Cell"];
     let mut t = ty.trim();
     loop {

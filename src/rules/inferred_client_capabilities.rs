@@ -61,8 +61,9 @@ static META: RuleMeta = RuleMeta {
     // `"initialize"`: a hand-written dispatcher's arm.
     mcp_triggers: &["client_info", "client_version", "client_capabilities", "protocol_version()", "\"initialize\""],
     // Server code that may read what another file's `initialize` stored (the crate model holds
-    // only the files some word of the rule selects).
-    crate_triggers: &["RoleServer", "tool_router"],
+    // only the files some word of the rule selects), and an object of the server's own that keeps
+    // the client's declarations (`Session { caps: Option<ClientCapabilities> }`).
+    crate_triggers: &["RoleServer", "tool_router", "ClientCapabilities", "InitializeRequestParam"],
     help: Some(HELP),
     fixable: false,
     doc: include_str!("../../rules/inferred-client-capabilities.md"),
