@@ -309,6 +309,31 @@ fn mrtr_tools_ask_for_the_roots_in_an_input_required_result_and_read_the_retry()
 }
 
 #[test]
+fn mrtr_reads_the_retry_in_tools_that_handled_a_failed_request_or_a_timeout() {
+    // The fifth tool's helper `workspace_dir` stays as written (a helper's request cannot become the
+    // tool's result), and warns as it did before: `list_roots` is deprecated.
+    let (_keep, binary) =
+        fix_and_build("folder-stats", &["--roots-to", "mrtr"], "its `tokio::time::timeout` goes", false);
+    let work = folder(&[("a.txt", "one\ntwo\n"), ("b.txt", ""), ("c.md", "three\n")]);
+    let elsewhere = folder(&[]);
+    let mut server = Server::start(&binary, elsewhere.path());
+    let answer = json!({"roots": {"roots": [{"uri": format!("file://{}", path_str(work.path()))}]}});
+    // Under a timeout, in a `match`, with `let … else`, with `if let`: each ends in a helper's result.
+    for (name, expected) in [
+        ("largest_file", "a.txt"),
+        ("count_lines", "3 line(s)"),
+        ("empty_files", "b.txt"),
+        ("count_files", "3 file(s)"),
+    ] {
+        let first = server.request("tools/call", json!({"name": name, "arguments": {}}));
+        assert_eq!(first["resultType"], "input_required", "{name}: {first}");
+        assert_eq!(first["inputRequests"]["roots"]["method"], "roots/list", "{name}: {first}");
+        let retry = server.request("tools/call", json!({"name": name, "arguments": {}, "inputResponses": answer}));
+        assert_eq!(retry["content"][0]["text"], expected, "{name}: {retry}");
+    }
+}
+
+#[test]
 fn shape_b_tools_read_the_parameter_instead_of_the_cache() {
     let (_keep, binary) = fixed_and_built("file-index");
     let one = folder(&[("a.md", "a"), ("b.md", "b"), ("c.txt", "c")]);

@@ -93,15 +93,21 @@ pub fn plan(
         let site = &index.fns[*fi];
         let src = Src { text: &texts[site.file], base: bases[site.file] };
         match rewrite(&src, site, ranges) {
-            Ok(edits) => {
+            Ok((edits, timed)) => {
                 per_file.entry(site.file).or_default().extend(edits);
+                let timeout = if timed {
+                    "; its `tokio::time::timeout` goes, as nothing is awaited (the answer comes with the retry), \
+                     and so does its time-out arm's error"
+                } else {
+                    ""
+                };
                 out.applied.push((
                     site.file,
                     format!(
                         "the tool `{}` asks for the roots through an `input_required` result: a client that answers \
                          input requests (2026-07-28) gets the same result after its retry; a client of an older \
                          revision, which cannot, now gets an error where it got the result, and a failed roots \
-                         request becomes a malformed `inputResponses` answer",
+                         request becomes a malformed `inputResponses` answer{timeout}",
                         site.tool_name()
                     ),
                 ));
@@ -143,7 +149,7 @@ pub fn plan(
             })
             .unwrap_or_default();
         let candidates: HashSet<String> =
-            ["RequestContext", "Peer", "RoleServer"].iter().map(|s| s.to_string()).collect();
+            ["RequestContext", "Peer", "RoleServer", "Duration"].iter().map(|s| s.to_string()).collect();
         let src = Src { text: &new, base: parsed.base };
         let unused = super::unused_imports(&src, &parsed.file, &texts[f], &before_uses, &candidates);
         let new = if unused.is_empty() { new.clone() } else { crate::fix::apply_edits(&new, &unused, eol) };
@@ -151,8 +157,9 @@ pub fn plan(
     }
 }
 
-/// The edits that turn the tool's one awaited `list_roots()` into the round trip.
-fn rewrite(src: &Src, site: &FnSite, ranges: &[Range<usize>]) -> Result<Vec<Edit>, String> {
+/// The edits that turn the tool's one awaited `list_roots()` into the round trip, and whether it
+/// was awaited under `tokio::time::timeout`.
+fn rewrite(src: &Src, site: &FnSite, ranges: &[Range<usize>]) -> Result<(Vec<Edit>, bool), String> {
     let name = site.name();
     if !site.is_tool {
         return Err(format!(
@@ -166,7 +173,7 @@ fn rewrite(src: &Src, site: &FnSite, ranges: &[Range<usize>]) -> Result<Vec<Edit
             ranges.len()
         ));
     }
-    let mut find = FindAwait { src, call: ranges[0].clone(), found: None, depth: 0, nested: false };
+    let mut find = FindAwait { src, call: ranges[0].clone(), found: None, depth: 0, nested: false, limit: None };
     let mut stmt_at = None;
     for stmt in &site.block.stmts {
         find.visit_stmt(stmt);
@@ -177,8 +184,8 @@ fn rewrite(src: &Src, site: &FnSite, ranges: &[Range<usize>]) -> Result<Vec<Edit
     }
     let (Some((awaited, receiver)), Some(stmt_start)) = (find.found.clone(), stmt_at) else {
         return Err(format!(
-            "in the tool `{name}`, `list_roots()` is not awaited directly in the tool's body (it is in a macro's body, \
-             or not followed by `.await`)"
+            "in the tool `{name}`, `list_roots()` is not awaited in the tool's body, itself or under \
+             `tokio::time::timeout` (it is in a macro's body, or not followed by `.await`)"
         ));
     };
     if find.nested {
@@ -213,15 +220,18 @@ fn rewrite(src: &Src, site: &FnSite, ranges: &[Range<usize>]) -> Result<Vec<Edit
             src.node_text(&**output)
         ));
     };
-    let mut oks = Vec::new();
-    tail_oks(&Expr::Block(syn::ExprBlock { attrs: vec![], label: None, block: site.block.clone() }), &mut oks)
+    let mut tails = Tails::default();
+    tails
+        .of(&Expr::Block(syn::ExprBlock { attrs: vec![], label: None, block: site.block.clone() }))
         .map_err(|e| format!("the tool `{name}` {e}"))?;
-    let mut returns = Returns { oks: Vec::new(), other: None, depth: 0 };
+    let mut returns = Returns { tails: Tails::default(), other: None, depth: 0 };
     returns.visit_block(site.block);
     if let Some(r) = returns.other {
         return Err(format!("the tool `{name}` returns `{}` without `Ok(..)`", src.node_text(&r)));
     }
-    oks.extend(returns.oks);
+    let Tails { mut oks, mut results } = tails;
+    oks.extend(returns.tails.oks);
+    results.extend(returns.tails.results);
 
     let mut edits = Vec::new();
     let indent = indent_at(src.text, stmt_start).to_owned();
@@ -236,8 +246,21 @@ fn rewrite(src: &Src, site: &FnSite, ranges: &[Range<usize>]) -> Result<Vec<Edit
         ),
     ));
     let answer = "rmcp::serde_json::from_value::<rmcp::model::ListRootsResult>(roots_answer.clone())";
-    edits.push(Edit::replace(awaited.clone(), answer.to_owned()));
+    // Under a timeout the answer is already there: it never times out, and the arms stay as written.
+    let answer = match &find.limit {
+        Some(_) => format!("Ok::<_, tokio::time::error::Elapsed>({answer})"),
+        None => answer.to_owned(),
+    };
+    edits.push(Edit::replace(awaited.clone(), answer));
+    if let Some(limit) = &find.limit {
+        edits.extend(unused_limit(src, site.block, limit, &awaited));
+    }
     edits.push(Edit::replace(result_arg, "CallToolResponse".to_owned()));
+    // A whole `Result<CallToolResult, _>` (`text(..)`, a helper's): its `Ok` converted.
+    for whole in results {
+        let r = src.range(&whole);
+        edits.push(Edit::replace(r.end..r.end, ".map(Into::into)".to_owned()));
+    }
     for arg in oks {
         let r = src.range(&arg);
         if matches!(arg, Expr::Call(_) | Expr::MethodCall(_) | Expr::Path(_) | Expr::Macro(_) | Expr::Field(_)) {
@@ -263,7 +286,7 @@ fn rewrite(src: &Src, site: &FnSite, ranges: &[Range<usize>]) -> Result<Vec<Edit
         let indent = indent_at(src.text, start).to_owned();
         edits.push(Edit::replace(start..start, format!("#[allow(deprecated)]\n{indent}")));
     }
-    Ok(edits)
+    Ok((edits, find.limit.is_some()))
 }
 
 /// The range of `CallToolResult` in `Result<CallToolResult, _>`.
@@ -284,32 +307,63 @@ fn ok_type(src: &Src, t: &syn::Type) -> Option<Range<usize>> {
     }
 }
 
-/// The arguments of the `Ok(..)` the tool's body ends with, through `if`, `match` and blocks.
-fn tail_oks(e: &Expr, out: &mut Vec<Expr>) -> Result<(), String> {
-    match e {
-        Expr::Call(c) if is_path(&c.func, "Ok") && c.args.len() == 1 => out.push(c.args[0].clone()),
-        Expr::Call(c) if is_path(&c.func, "Err") => {}
-        Expr::Return(_) | Expr::Macro(_) => {}
-        Expr::Block(b) => {
-            if let Some(Stmt::Expr(t, None)) = b.block.stmts.last() {
-                tail_oks(t, out)?;
+/// What the tool's body ends with, through `if`, `match` and blocks: the arguments of its
+/// `Ok(..)`s, and the whole results it returns as they are (`text(..)`, `self.helper().await`).
+#[derive(Default)]
+struct Tails {
+    oks: Vec<Expr>,
+    results: Vec<Expr>,
+}
+
+impl Tails {
+    fn of(&mut self, e: &Expr) -> Result<(), String> {
+        match e {
+            Expr::Call(c) if is_path(&c.func, "Ok") && c.args.len() == 1 => self.oks.push(c.args[0].clone()),
+            Expr::Call(c) if is_path(&c.func, "Err") => {}
+            Expr::Return(_) | Expr::Macro(_) => {}
+            Expr::Block(b) => {
+                if let Some(Stmt::Expr(t, None)) = b.block.stmts.last() {
+                    self.of(t)?;
+                }
             }
-        }
-        Expr::If(i) => {
-            tail_oks(&Expr::Block(syn::ExprBlock { attrs: vec![], label: None, block: i.then_branch.clone() }), out)?;
-            if let Some((_, e)) = &i.else_branch {
-                tail_oks(e, out)?;
+            Expr::If(i) => {
+                self.of(&Expr::Block(syn::ExprBlock { attrs: vec![], label: None, block: i.then_branch.clone() }))?;
+                if let Some((_, e)) = &i.else_branch {
+                    self.of(e)?;
+                }
             }
-        }
-        Expr::Match(m) => {
-            for arm in &m.arms {
-                tail_oks(&arm.body, out)?;
+            Expr::Match(m) => {
+                for arm in &m.arms {
+                    self.of(&arm.body)?;
+                }
             }
+            Expr::Paren(p) => self.of(&p.expr)?,
+            // The tool's own return type: a `Result<CallToolResult, _>` made elsewhere.
+            Expr::Call(_) | Expr::MethodCall(_) | Expr::Await(_) | Expr::Path(_) => self.results.push(e.clone()),
+            _ => return Err("ends with a value that is not `Ok(..)` nor a call".into()),
         }
-        Expr::Paren(p) => tail_oks(&p.expr, out)?,
-        _ => return Err("ends with a value that is not `Ok(..)`".into()),
+        Ok(())
     }
-    Ok(())
+}
+
+/// The `let limit = …;` of a timeout the rewrite removed, when nothing else reads it.
+fn unused_limit(src: &Src, block: &syn::Block, limit: &Expr, removed: &Range<usize>) -> Option<Edit> {
+    let name = super::lookup::ident_of(limit)?;
+    let stmt = block.stmts.iter().find(
+        |s| matches!(s, Stmt::Local(l) if matches!(&l.pat, Pat::Ident(p) if p.ident == name) && l.init.is_some()),
+    )?;
+    let r = src.range(stmt);
+    let body = src.range(block);
+    let rest = format!(
+        "{}{}{}",
+        &src.text[body.start..r.start],
+        &src.text[r.end..removed.start],
+        &src.text[removed.end..body.end]
+    );
+    if mentions_ident(&rest, &name) {
+        return None;
+    }
+    Some(Edit::replace(super::text::deletion(src.text, r), String::new()))
 }
 
 fn is_path(e: &Expr, name: &str) -> bool {
@@ -325,11 +379,23 @@ struct FindAwait<'a> {
     depth: usize,
     /// Found inside a closure or an `async` block.
     nested: bool,
+    /// The time limit of a request under `tokio::time::timeout(limit, …)`.
+    limit: Option<Expr>,
 }
 
 impl<'ast> Visit<'ast> for FindAwait<'_> {
     fn visit_expr_await(&mut self, a: &'ast syn::ExprAwait) {
-        if let Expr::MethodCall(m) = &*a.base
+        // `peer.list_roots().await`, or `tokio::time::timeout(limit, peer.list_roots()).await`.
+        let (request, limit) = match &*a.base {
+            Expr::Call(c)
+                if c.args.len() == 2
+                    && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "timeout")) =>
+            {
+                (&c.args[1], Some(c.args[0].clone()))
+            }
+            base => (base, None),
+        };
+        if let Expr::MethodCall(m) = request
             && self.src.span(m.method.span()).start == self.call.start
         {
             let mut root = &*m.receiver;
@@ -337,8 +403,10 @@ impl<'ast> Visit<'ast> for FindAwait<'_> {
                 root = &f.base;
             }
             if let Some(id) = super::lookup::ident_of(root) {
-                let start = self.src.range(&*m.receiver).start;
+                let start =
+                    if limit.is_some() { self.src.range(&*a.base).start } else { self.src.range(&*m.receiver).start };
                 self.found = Some((start..self.src.range(a).end, id));
+                self.limit = limit;
                 self.nested = self.depth > 0;
             }
         }
@@ -356,22 +424,21 @@ impl<'ast> Visit<'ast> for FindAwait<'_> {
     }
 }
 
-/// `return Ok(..)` arguments of the tool (not of its closures), and the first other `return`.
+/// What the tool's `return`s give (not its closures'), as `Tails`, and the first other `return`.
 struct Returns {
-    oks: Vec<Expr>,
+    tails: Tails,
     other: Option<Expr>,
     depth: usize,
 }
 
 impl<'ast> Visit<'ast> for Returns {
     fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
-        if self.depth == 0 {
-            match r.expr.as_deref() {
-                Some(Expr::Call(c)) if is_path(&c.func, "Ok") && c.args.len() == 1 => self.oks.push(c.args[0].clone()),
-                Some(Expr::Call(c)) if is_path(&c.func, "Err") => {}
-                Some(e) if self.other.is_none() => self.other = Some(e.clone()),
-                _ => {}
-            }
+        if self.depth == 0
+            && let Some(e) = r.expr.as_deref()
+            && self.tails.of(e).is_err()
+            && self.other.is_none()
+        {
+            self.other = Some(e.clone());
         }
         visit::visit_expr_return(self, r);
     }
