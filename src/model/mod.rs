@@ -50,6 +50,7 @@ pub mod init_stores;
 pub mod peer_info;
 pub mod request_state;
 pub mod requests;
+pub mod retries;
 pub mod roots;
 pub mod state;
 
@@ -197,6 +198,9 @@ pub struct FnFact {
     pub request_method_params: u32,
     /// The client's roots in it (`roots::fn_facts`), if any.
     pub roots: Option<Box<roots::RootsFacts>>,
+    /// Its request ids: the helper facts and, where it mentions MRTR, its attempts
+    /// (`retries::fn_facts`); only in crates with MRTR words.
+    pub retry: Option<Box<retries::RetryFacts>>,
     /// Path parameters (bits as in `Origins::params`) the body uses as a working directory, and
     /// those it compares another path against (`roots::param_dirs`): what a root handed to the
     /// function becomes.
@@ -330,6 +334,8 @@ pub struct CrateModel {
     handlers: Vec<Handler>,
     /// `requests::request_method_params` of every function, computed on first use.
     method_params: OnceLock<Vec<u32>>,
+    /// `retries`' id and sent parameters of every function, computed on first use.
+    retry_bits: OnceLock<Vec<(u32, u32)>>,
     roots: OnceLock<roots::RootsFlow>,
 }
 
@@ -724,7 +730,7 @@ pub(crate) mod tests {
                 let file = crate::source::SourceFile::new(path.into(), path.to_string(), text.to_string());
                 let ctx = crate::context::CrateContext::default();
                 let cx = crate::cx::Cx::new(&file, &ctx, crate::cx::Origin::Rust);
-                let facts = extract::file_facts(&cx, &parsed.file, module_of(std::path::Path::new(path)), true);
+                let facts = extract::file_facts(&cx, &parsed.file, module_of(std::path::Path::new(path)), true, true);
                 proc_macro2::extra::invalidate_current_thread_spans();
                 facts
             })

@@ -150,7 +150,7 @@ impl CrateModel {
     }
 
     /// `Type::method(value, …)` passes the receiver as the first argument.
-    fn receiver_offset(&self, call: &Callee, callee: FnId) -> usize {
+    pub(super) fn receiver_offset(&self, call: &Callee, callee: FnId) -> usize {
         usize::from(matches!(call, Callee::Path(_)) && self.func(callee).has_self)
     }
 

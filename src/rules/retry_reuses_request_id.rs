@@ -1,10 +1,14 @@
 //! `retry-reuses-request-id`: an MRTR retry (the request re-sent after an `input_required` result)
 //! that carries the JSON-RPC id of the original request. MCP 2026-07-28 requires a new id.
 //!
-//! Rust: one walk of each client (or unknown-role) fn that mentions MRTR (`rust::mrtr_mentions`)
-//! collects request constructions (`json!` objects and struct literals with `id` + `method`, SDK-style
-//! `request(id, "tools/call", …)` calls), bindings, loops, branches, assignments and send-like calls
-//! (`rust::request_walk`); this rule judges the reuse patterns on what was collected:
+//! Rust: the rule asks the crate model (`model::retries`). For each client (or unknown-role) fn
+//! that mentions MRTR (`rust::mrtr_mentions`) the model keeps what one walk of it collected:
+//! request constructions (`json!` objects and struct literals with `id` + `method`, SDK-style
+//! `request(id, "tools/call", …)` calls), bindings, loops, branches, assignments and send-like
+//! calls; and, through the crate's calls, the attempts its helpers make for it
+//! (`CrateModel::retry_attempts`): a call of a helper that makes a parameter a request's `id`
+//! is a construction with that argument as its id, a call of a helper that sends a parameter is
+//! a send of that argument. This rule judges the reuse patterns on those attempts:
 //! 1. a request built in a loop that retries on `input_required`, whose id is a binding from before
 //!    the loop (never reassigned in it) or a literal; or two attempts built with the same binding or
 //!    literal id, an MRTR step between them;
@@ -19,15 +23,15 @@
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
-use crate::context::{Impact, Role};
-use crate::cx::Cx;
+use crate::context::Impact;
+use crate::cx::{CrateCx, Cx};
 use crate::json::JsonNode;
 use crate::json::jsonrpc::{MessageKind, Sender, TranscriptMessage, is_input_required_result};
-use crate::rules::{FnRef, Rule, RuleMeta};
+use crate::model::retries::{Attempts, Binding, Build, IdSource, Init, Loop, RetryWalk, SendEv, resolve};
+use crate::model::{CrateModel, FnId};
+use crate::rules::{Rule, RuleMeta};
 use crate::rust::loops::exclusive;
-use crate::rust::mrtr_mentions::{MRTR_WORDS, Mentions, mentions_mrtr_text};
-use crate::rust::request_walk::{Binding, Build, IdSource, Init, Loop, SendEv, Walk, resolve};
-use crate::rust::syntax::fn_text;
+use crate::rust::mrtr_mentions::MRTR_WORDS;
 
 pub struct RetryReusesRequestId;
 
@@ -37,8 +41,8 @@ and params plus `inputResponses` and the echoed `requestState`";
 static META: RuleMeta = RuleMeta {
     json_triggers: &[],
     mcp_triggers: &[],
-    crate_triggers: &[],
-    name: "retry-reuses-request-id",
+    crate_triggers: CRATE_WORDS,
+    name: crate::model::retries::RULE,
     summary: "An MRTR retry (after `input_required`) reuses the JSON-RPC id of the original request",
     impact: Impact::Violation,
     triggers: MRTR_WORDS,
@@ -47,30 +51,36 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/retry-reuses-request-id.md"),
 };
 
+/// Words of a file with a request helper and no MRTR word (`fn call(&self, id: u64, method: &str,
+/// …) { json!({"jsonrpc": "2.0", "id": id, …}) }`): it joins the crate model where another file of
+/// its crate has MRTR words.
+const CRATE_WORDS: &[&str] = &["jsonrpc", "JsonRpc", "JSONRPC", "RpcRequest"];
+
 impl Rule for RetryReusesRequestId {
     fn meta(&self) -> &'static RuleMeta {
         &META
     }
 
-    fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
-        // A server answers with the request's own id, which is right; only senders of requests retry.
-        if cx.role() == Role::Server {
-            return;
-        }
-        // Every MRTR word in a token is in the function's source (`mentions` counts the same way).
-        if fn_text(cx, f.sig, f.body).is_some_and(|text| !mentions_mrtr_text(text)) {
-            return;
-        }
-        let mentions = Mentions::of_fn(cx, f);
-        if mentions.all.is_empty() {
-            return;
-        }
-        let walk = Walk::of_fn(cx, f);
-        let findings = judge(&walk, &mentions);
-        for finding in findings {
-            let d = cx.report(&META, finding.range, finding.message, finding.label);
-            for (range, message) in finding.labels {
-                d.label(range, message);
+    fn uses_model(&self) -> bool {
+        true
+    }
+
+    fn rust_crate(&self, cx: &mut CrateCx, model: &CrateModel) {
+        for id in model.fn_ids() {
+            let Some(walk) = model.func(id).retry.as_ref().and_then(|r| r.walk.as_ref()) else { continue };
+            let attempts = model.retry_attempts(id, walk);
+            let file = model.file_of(id);
+            for finding in judge(walk, &attempts) {
+                let mut message = finding.message;
+                if let Some(helper) = finding.via {
+                    let f = model.func(helper);
+                    let place = cx.place(model.file_of(helper), f.name_range.start);
+                    message.push_str(&format!(" (`{}` ({place}) makes this argument the request's id)", f.name));
+                }
+                let d = cx.report(&META, file, finding.range, message, finding.label);
+                for (range, message) in finding.labels {
+                    d.label(range, message);
+                }
             }
         }
     }
@@ -150,9 +160,12 @@ struct Finding {
     message: String,
     label: String,
     labels: Vec<(Range<usize>, String)>,
+    /// The helper that builds the request, for an attempt made through one.
+    via: Option<FnId>,
 }
 
-fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
+fn judge(walk: &RetryWalk, attempts: &Attempts) -> Vec<Finding> {
+    let mentions = &walk.mentions;
     let within = |list: &[usize], r: Range<usize>| {
         let i = list.partition_point(|&m| m < r.start);
         list.get(i).is_some_and(|&m| m < r.end)
@@ -169,7 +182,7 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
     let mut fired: HashSet<usize> = HashSet::new();
 
     // 1. Built inside an MRTR loop with an id that does not change between iterations.
-    for (bi, b) in walk.builds.iter().enumerate() {
+    for (bi, b) in attempts.builds.iter().enumerate() {
         let Some(&li) = b.loops.last() else { continue };
         let l = &walk.loops[li];
         if !retry_loop(l) {
@@ -215,11 +228,12 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
             _ => continue,
         };
         fired.insert(bi);
-        out.push(Finding { range: b.id_range.clone(), message, label: "same id on every attempt".into(), labels });
+        let label = "same id on every attempt".into();
+        out.push(Finding { range: b.id_range.clone(), message, label, labels, via: b.via });
     }
 
     // 1b. Two attempts built with the same binding or literal id, an MRTR step between them.
-    for (bi, b) in walk.builds.iter().enumerate() {
+    for (bi, b) in attempts.builds.iter().enumerate() {
         if fired.contains(&bi) {
             continue;
         }
@@ -236,7 +250,10 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
             }
             _ => false,
         };
-        let first = walk.builds[..bi].iter().find(|a| {
+        // Earlier in the walk, or made through a helper (those come after the fn's own).
+        let own = attempts.own_builds;
+        let earlier = attempts.builds.iter().enumerate().filter(|(ai, _)| *ai < bi || (bi < own && *ai >= own));
+        let first = earlier.map(|(_, a)| a).find(|a| {
             a.container.end <= b.container.start
                 && same(a)
                 && (a.method.is_none() || b.method.is_none() || a.method == b.method)
@@ -254,12 +271,13 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
                 ),
                 label: "same id as the first attempt".into(),
                 labels: vec![(a.id_range.clone(), "first attempt sent with this id".into())],
+                via: b.via,
             });
         }
     }
 
     // 2. The id copied from another request.
-    for (bi, b) in walk.builds.iter().enumerate() {
+    for (bi, b) in attempts.builds.iter().enumerate() {
         if fired.contains(&bi) {
             continue;
         }
@@ -303,6 +321,7 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
             ),
             label: "id of the original request".into(),
             labels,
+            via: b.via,
         });
     }
 
@@ -319,7 +338,7 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
         walk.writes.iter().any(|w| (w.whole || w.id) && range.contains(&w.at) && ident_of(&w.ident, w.at))
     };
     let mut families_fired: HashSet<usize> = fired.clone();
-    for (si, s) in walk.sends.iter().enumerate() {
+    for (si, s) in attempts.sends.iter().enumerate() {
         let Some((binding, build)) = family(s) else { continue };
         if build.is_some_and(|i| families_fired.contains(&i)) {
             continue;
@@ -349,11 +368,12 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
                 ),
                 label: "sent again with its original id".into(),
                 labels: vec![(l.keyword.clone(), "retried by this loop".into())],
+                via: None,
             });
         }
         if hit.is_none() {
             // Straight-line: an earlier send of the same value, an MRTR step between, no new id.
-            let prev = walk.sends[..si].iter().find(|p| {
+            let prev = attempts.sends[..si].iter().find(|p| {
                 family(p).is_some_and(|(pb, pbuild)| match (pbuild, build) {
                     (Some(i), Some(j)) => i == j,
                     _ => std::ptr::eq(pb, binding),
@@ -371,11 +391,12 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
                     ),
                     label: "sent again with its original id".into(),
                     labels: vec![(p.range.clone(), format!("first sent here (`{}`)", p.name))],
+                    via: None,
                 });
             }
         }
         if let Some(mut f) = hit {
-            match build.map(|i| &walk.builds[i]) {
+            match build.map(|i| &attempts.builds[i]) {
                 Some(b) => f.labels.push((b.id_range.clone(), "id set once here".into())),
                 None => f.labels.push((binding.range.clone(), "a copy of the original request".into())),
             }
@@ -398,7 +419,7 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
         // Only a copy that becomes the retry: given `inputResponses`/`requestState`, sent, or returned
         // (not one kept aside, say in a map of pending requests).
         let made_retry = walk.writes.iter().any(|w| w.mrtr && w.at >= b.visible_from && is_b(&w.ident, w.at))
-            || walk.sends.iter().any(|s| is_b(&s.ident, s.at))
+            || attempts.sends.iter().any(|s| is_b(&s.ident, s.at))
             || walk.returned.iter().any(|(ident, at)| is_b(ident, *at));
         let reported = out.iter().any(|f| f.labels.iter().any(|(r, _)| *r == b.range));
         if written_id || reported || !made_retry || !has_retry_word(b.visible_from..usize::MAX) {
@@ -413,6 +434,7 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
             ),
             label: "copied with the original id".into(),
             labels: vec![(b.range.clone(), "never given a new id".into())],
+            via: None,
         });
     }
 

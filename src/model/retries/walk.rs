@@ -1,8 +1,10 @@
-//! One walk of a fn body that collects what a JSON-RPC request retry analysis needs: request
-//! constructions (`json!` objects and struct literals with `id` + `method`, SDK-style
-//! `request(id, "tools/call", …)` calls) with where their id comes from, bindings with ranges and
-//! what they were initialized from, loops (and whether they go round again on `input_required`),
-//! `if`/`match` arms, writes to locals, send-like calls and returned locals. It judges nothing:
+//! One walk of a fn body, on the worker that parsed it, that collects what the retry facts
+//! (`model::retries`) need: request constructions (`json!` objects and struct literals with `id` +
+//! `method`, SDK-style `request(id, "tools/call", …)` calls) with where their id comes from,
+//! bindings with ranges and what they were initialized from, loops (and whether they go round
+//! again on `input_required`), `if`/`match` arms, writes to locals, send-like calls, calls of the
+//! crate's functions (`self.m(..)`, `f(..)`: what each argument is, as an id and as a value) and
+//! returned locals. Everything it keeps is owned (no syn node). It judges nothing:
 //! `retry-reuses-request-id` decides which of these make a retry reuse an id.
 
 use std::collections::HashSet;
@@ -15,13 +17,14 @@ use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
 use syn::{Expr, Lit, Member};
 
+use super::super::extract::call_range;
+use super::super::{FnId, handlers};
 use crate::cx::Cx;
 use crate::json::{self, JsonKind, JsonNode};
-use crate::rules::FnRef;
 use crate::rust::loops::{loop_range, pat_idents, root_ident, start_of, strip_deref, strip_pat, strip_value};
 use crate::rust::macro_body::MacroBody;
 use crate::rust::mrtr_mentions::mentions_mrtr;
-use crate::rust::syntax::{last_ident, str_value, tokens_mention};
+use crate::rust::syntax::{is_self, last_ident, str_value, tokens_mention};
 
 /// Calls and methods that send a message (or attach it as the body of one: reqwest's `.json(&req)`).
 pub(crate) const SINKS: &[&str] = &[
@@ -65,7 +68,7 @@ pub(crate) enum IdSource {
     Other,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Build {
     pub(crate) id: IdSource,
     /// The id expression (for `..base`: the update syntax).
@@ -77,13 +80,18 @@ pub(crate) struct Build {
     pub(crate) container: Range<usize>,
     pub(crate) loops: Vec<usize>,
     pub(crate) branches: Vec<(usize, usize)>,
+    /// Built by a function of the crate this fn calls (`CrateModel::retry_attempts`), whose
+    /// parameter the id argument becomes.
+    pub(crate) via: Option<FnId>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum Init {
-    /// A fn parameter; `request_typed` when its type is a JSON-RPC request.
+    /// A fn parameter (the `index`-th after `self`); `request_typed` when its type is a JSON-RPC
+    /// request.
     Param {
         request_typed: bool,
+        index: usize,
     },
     /// `let x = <request construction>` (index into `builds`), or a clone of such a binding.
     Family(usize),
@@ -96,7 +104,7 @@ pub(crate) enum Init {
     Other,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Binding {
     pub(crate) name: String,
     pub(crate) range: Range<usize>,
@@ -105,7 +113,7 @@ pub(crate) struct Binding {
     pub(crate) init: Init,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Loop {
     pub(crate) range: Range<usize>,
     pub(crate) keyword: Range<usize>,
@@ -118,7 +126,7 @@ pub(crate) struct Loop {
 }
 
 /// A send-like call that passes a local value.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct SendEv {
     pub(crate) range: Range<usize>,
     pub(crate) name: String,
@@ -130,7 +138,7 @@ pub(crate) struct SendEv {
 }
 
 /// A write to a local: `x = …`, `x += 1`, `req["id"] = …`, `req.set_id(…)`, `&mut x`.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Write {
     pub(crate) ident: String,
     pub(crate) at: usize,
@@ -156,31 +164,62 @@ pub(crate) struct Walk<'c, 'a> {
     sent_at: HashSet<usize>,
     /// Locals the fn returns (`x`, `Ok(x)`, `return Some(x)`), with the offset of the mention.
     pub(crate) returned: Vec<(String, usize)>,
+    pub(crate) calls: Vec<CallSite>,
+}
+
+/// A call of what may be a function of the crate (`self.m(..)`, `f(..)`, `Type::f(..)`), ranged
+/// as the model's `CallFact` of the same call, so the two are matched by range.
+#[derive(Debug, Clone)]
+pub(crate) struct CallSite {
+    pub(crate) range: Range<usize>,
+    pub(crate) args: Vec<ArgFact>,
+    /// The first argument that is an MRTR method literal (`"tools/call"`).
+    pub(crate) method: Option<String>,
+    pub(crate) loops: Vec<usize>,
+    pub(crate) branches: Vec<(usize, usize)>,
+}
+
+/// One argument of a `CallSite`: where it would take an id from, and the locals it passes whole.
+#[derive(Debug, Clone)]
+pub(crate) struct ArgFact {
+    pub(crate) id: IdSource,
+    /// The argument (empty unless `id` is a binding, a literal or a copy).
+    pub(crate) range: Range<usize>,
+    pub(crate) text: String,
+    /// `value_mentions` of the argument.
+    pub(crate) values: Vec<(String, usize)>,
+    /// The parameter of the calling fn that `id` names, if it is one (`model::retries::fn_facts`).
+    pub(crate) param: Option<usize>,
+    /// The parameters (bits) among `values`.
+    pub(crate) value_params: u32,
 }
 
 impl<'c, 'a> Walk<'c, 'a> {
     /// Walks one fn: its parameters (bindings; JSON-RPC-request-typed ones noted), its body, and
     /// the locals its tail expression returns.
-    pub(crate) fn of_fn(cx: &'c Cx<'a>, f: &FnRef) -> Self {
+    pub(crate) fn of_fn(cx: &'c Cx<'a>, sig: &syn::Signature, body: &syn::Block) -> Self {
         let mut walk = Walk::new(cx);
-        for input in &f.sig.inputs {
-            if let syn::FnArg::Typed(t) = input {
-                let ty = match &*t.ty {
-                    syn::Type::Reference(r) => &*r.elem,
-                    other => other,
-                };
-                let request_typed = match ty {
-                    syn::Type::Path(p) => last_ident(&p.path).is_some_and(|n| is_rpc_request_name(&n)),
-                    _ => false,
-                };
-                for (name, range) in pat_idents(cx, &t.pat) {
-                    let visible_from = range.end;
-                    walk.bindings.push(Binding { name, range, visible_from, init: Init::Param { request_typed } });
-                }
+        let typed = sig.inputs.iter().filter_map(|i| match i {
+            syn::FnArg::Typed(t) => Some(t),
+            syn::FnArg::Receiver(_) => None,
+        });
+        for (index, t) in typed.enumerate() {
+            let ty = match &*t.ty {
+                syn::Type::Reference(r) => &*r.elem,
+                other => other,
+            };
+            let request_typed = match ty {
+                syn::Type::Path(p) => last_ident(&p.path).is_some_and(|n| is_rpc_request_name(&n)),
+                _ => false,
+            };
+            for (name, range) in pat_idents(cx, &t.pat) {
+                let visible_from = range.end;
+                let init = Init::Param { request_typed, index };
+                walk.bindings.push(Binding { name, range, visible_from, init });
             }
         }
-        walk.visit_block(f.body);
-        if let Some(syn::Stmt::Expr(tail, None)) = f.body.stmts.last() {
+        walk.visit_block(body);
+        if let Some(syn::Stmt::Expr(tail, None)) = body.stmts.last() {
             walk.returns(tail);
         }
         walk
@@ -199,6 +238,7 @@ impl<'c, 'a> Walk<'c, 'a> {
             writes: Vec::new(),
             sent_at: HashSet::new(),
             returned: Vec::new(),
+            calls: Vec::new(),
         }
     }
 
@@ -250,6 +290,7 @@ impl<'c, 'a> Walk<'c, 'a> {
             container,
             loops: self.loop_stack.clone(),
             branches: self.branch_stack.clone(),
+            via: None,
         });
     }
 
@@ -293,6 +334,7 @@ impl<'c, 'a> Walk<'c, 'a> {
                 container,
                 loops: self.loop_stack.clone(),
                 branches: self.branch_stack.clone(),
+                via: None,
             });
         }
         for tokens in exprs {
@@ -488,6 +530,9 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
                 w.id = sets_id;
             }
         }
+        if is_self(&e.receiver) {
+            self.call_site(range.clone(), &e.args);
+        }
         if SINKS.contains(&name.as_str()) {
             let args: Vec<&Expr> = e.args.iter().collect();
             self.sink(&name, range.clone(), &args);
@@ -500,6 +545,11 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
         if let Expr::Path(p) = &*e.func
             && let Some(name) = last_ident(&p.path)
         {
+            // `Ok(..)`, `Some(..)`, `Wrapper(..)`: constructors, not functions (as `model::extract`).
+            let constructor = p.path.segments.len() == 1 && name.starts_with(|c: char| c.is_ascii_uppercase());
+            if p.qself.is_none() && !constructor {
+                self.call_site(call_range(self.cx, e, p), &e.args);
+            }
             let sink = SINKS.contains(&name.as_str());
             let request_ctor = || p.path.segments.iter().any(|s| s.ident.to_string().contains("Request"));
             // The call's range (printed to tokens) only for the calls that need it.
@@ -543,6 +593,7 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
                     container: range,
                     loops: self.loop_stack.clone(),
                     branches: self.branch_stack.clone(),
+                    via: None,
                 });
             }
             _ => {}
@@ -569,6 +620,36 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
 }
 
 impl Walk<'_, '_> {
+    /// A call of what may be a function of the crate, kept when an argument may be an id or a
+    /// value the callee sends.
+    fn call_site(&mut self, range: Range<usize>, args: &Punctuated<Expr, syn::Token![,]>) {
+        let args: Vec<ArgFact> = args
+            .iter()
+            .map(|a| {
+                let id = id_source(a);
+                // The argument's range (printed to tokens) only where it may be an id.
+                let (range, text) = match id {
+                    IdSource::Other => (0..0, String::new()),
+                    _ => {
+                        let range = self.cx.node_range(a);
+                        let text = self.cx.text(range.clone()).to_owned();
+                        (range, text)
+                    }
+                };
+                ArgFact { id, range, text, values: value_mentions(self.cx, a), param: None, value_params: 0 }
+            })
+            .collect();
+        if args.iter().all(|a| matches!(a.id, IdSource::Other) && a.values.is_empty()) {
+            return;
+        }
+        let method = args.iter().find_map(|a| match &a.id {
+            IdSource::Literal(key) => key.strip_prefix("s:").filter(|m| handlers::is_mcp_method(m)).map(str::to_owned),
+            _ => None,
+        });
+        let (loops, branches) = (self.loop_stack.clone(), self.branch_stack.clone());
+        self.calls.push(CallSite { range, args, method, loops, branches });
+    }
+
     /// SDK-style `client.request(id, "tools/call", params)` / `JsonRpcRequest::new(id, "tools/call", …)`:
     /// an explicit id argument first, an MRTR method literal second.
     fn sdk_request(&mut self, args: &Punctuated<Expr, syn::Token![,]>, range: Range<usize>) {
@@ -604,7 +685,7 @@ impl Walk<'_, '_> {
         {
             return match b.init {
                 Init::Family(i) => Init::Family(i),
-                Init::Param { request_typed: true } => Init::CloneOfParam { clone_range: self.cx.node_range(init) },
+                Init::Param { request_typed: true, .. } => Init::CloneOfParam { clone_range: self.cx.node_range(init) },
                 _ => Init::Other,
             };
         }

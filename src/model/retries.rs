@@ -1,0 +1,246 @@
+//! JSON-RPC request ids in client code, for `retry-reuses-request-id`: per function, what one walk
+//! of it collects (`walk`: request constructions with where their id comes from, sends, retry
+//! loops, bindings, writes, MRTR mentions), and across functions which helpers make a parameter the
+//! `id` of a request they build (`fn call(&self, id: u64, method: &str, …) { json!({"id": id,
+//! "method": method, …}) }`) and which send a request value they are given (`fn post(&self, msg:
+//! &Value)`), through the crate's calls. A retry loop in one function that calls such a helper with
+//! the same id binding or literal on every attempt reuses the id as much as one that builds the
+//! request itself; a helper that mints its own id (`let id = self.next_id();` inside it) never
+//! takes one from its caller, so its callers send a fresh id each time.
+//!
+//! Kept only in crates with a file that has MRTR words (the rule's own trigger words): there,
+//! every function that is not server code and takes a parameter is walked for the helper facts;
+//! the whole walk is kept only for functions that mention MRTR (`rust::mrtr_mentions`), the ones
+//! the rule judges.
+
+mod walk;
+
+/// The rule that asks these facts: a crate gets them where a file selects it by its own words.
+pub const RULE: &str = "retry-reuses-request-id";
+
+pub(crate) use walk::{Binding, Build, CallSite, IdSource, Init, Loop, SendEv, Write, resolve};
+
+use super::{CrateModel, FnId};
+use crate::context::Role;
+use crate::cx::Cx;
+use crate::rust::mrtr_mentions::{Mentions, mentions_mrtr_text};
+use crate::rust::syntax::fn_text;
+
+/// A function's facts about request ids.
+#[derive(Debug, Clone, Default)]
+pub struct RetryFacts {
+    /// Parameters (bits as in `Origins::params`) that become the `id` of a request the body builds.
+    pub id_params: u32,
+    /// Parameters (bits) that the body passes whole to a send-like call.
+    pub sent_params: u32,
+    /// Calls of what may be the crate's functions: for a function the rule judges, every one that
+    /// may take an id or a value to send; for a helper, those that pass one of its parameters on.
+    pub(crate) calls: Vec<CallSite>,
+    /// For a function that mentions MRTR: the rest of its walk.
+    pub(crate) walk: Option<RetryWalk>,
+}
+
+/// What the rule judges in a function that mentions MRTR.
+#[derive(Debug, Clone)]
+pub(crate) struct RetryWalk {
+    pub(crate) mentions: Mentions,
+    pub(crate) loops: Vec<Loop>,
+    pub(crate) bindings: Vec<Binding>,
+    pub(crate) builds: Vec<Build>,
+    pub(crate) sends: Vec<SendEv>,
+    pub(crate) writes: Vec<Write>,
+    pub(crate) returned: Vec<(String, usize)>,
+}
+
+/// A function's attempts: its own request constructions and sends, then those its calls of the
+/// crate's helpers make (`CrateModel::retry_attempts`).
+pub(crate) struct Attempts {
+    pub(crate) builds: Vec<Build>,
+    /// How many of `builds` the function builds itself (the first ones).
+    pub(crate) own_builds: usize,
+    pub(crate) sends: Vec<SendEv>,
+}
+
+/// The facts of one function, on the worker that parsed it; `None` for server code, and for a
+/// function that neither mentions MRTR nor takes a parameter.
+pub fn fn_facts(cx: &Cx, sig: &syn::Signature, body: &syn::Block, role: Role) -> Option<Box<RetryFacts>> {
+    // A server answers with the request's own id, which is right; only senders of requests retry.
+    let role = if role == Role::Unknown { cx.file_role } else { role };
+    if role == Role::Server {
+        return None;
+    }
+    // Every MRTR word in a token is in the function's source (`mentions` counts the same way).
+    let mrtr = fn_text(cx, sig, body).is_none_or(mentions_mrtr_text);
+    let mentions = if mrtr { Mentions::of_fn(cx, sig, body) } else { Mentions::default() };
+    let judged = !mentions.all.is_empty();
+    let has_params = sig.inputs.iter().any(|i| matches!(i, syn::FnArg::Typed(_)));
+    if !judged && !has_params {
+        return None;
+    }
+    let w = walk::Walk::of_fn(cx, sig, body);
+    let param_of = |name: &str, at: usize| match resolve(&w.bindings, name, at) {
+        Some(Binding { init: Init::Param { index, .. }, .. }) if *index < 32 => Some(*index),
+        _ => None,
+    };
+    let mut facts = RetryFacts::default();
+    for b in &w.builds {
+        if let IdSource::Ident(name) = &b.id
+            && let Some(i) = param_of(name, b.id_range.start)
+        {
+            facts.id_params |= 1 << i;
+        }
+    }
+    for s in &w.sends {
+        if let Some(i) = param_of(&s.ident, s.at) {
+            facts.sent_params |= 1 << i;
+        }
+    }
+    let mut calls = w.calls;
+    for call in &mut calls {
+        for arg in &mut call.args {
+            if let IdSource::Ident(name) = &arg.id {
+                arg.param = param_of(name, arg.range.start);
+            }
+            arg.value_params = arg.values.iter().filter_map(|(n, at)| param_of(n, *at)).fold(0, |b, i| b | 1 << i);
+        }
+    }
+    if !judged {
+        calls.retain(|c| c.args.iter().any(|a| a.param.is_some() || a.value_params != 0));
+        if facts.id_params == 0 && facts.sent_params == 0 && calls.is_empty() {
+            return None;
+        }
+    }
+    facts.calls = calls;
+    facts.walk = judged.then_some(RetryWalk {
+        mentions,
+        loops: w.loops,
+        bindings: w.bindings,
+        builds: w.builds,
+        sends: w.sends,
+        writes: w.writes,
+        returned: w.returned,
+    });
+    Some(Box::new(facts))
+}
+
+impl CrateModel {
+    /// The parameters (bits as in `Origins::params`) that become the `id` of a JSON-RPC request
+    /// the function builds, itself or through the crate's functions it calls.
+    pub fn request_id_params(&self, id: FnId) -> u32 {
+        self.retry_bits()[id.0 as usize].0
+    }
+
+    /// The parameters (bits) the function sends whole, itself or through the crate's functions.
+    pub fn sent_params(&self, id: FnId) -> u32 {
+        self.retry_bits()[id.0 as usize].1
+    }
+
+    fn retry_bits(&self) -> &[(u32, u32)] {
+        self.retry_bits.get_or_init(|| self.propagate_retry_bits())
+    }
+
+    /// The crate's functions each call site of `id`'s facts calls.
+    fn call_site_callees(&self, id: FnId, site: &CallSite) -> impl Iterator<Item = (FnId, usize)> + '_ {
+        let f = self.func(id);
+        let range = site.range.clone();
+        self.callees_of(id)
+            .iter()
+            .filter(move |(i, _)| f.calls[*i].range == range)
+            .map(move |&(i, callee)| (callee, self.receiver_offset(&f.calls[i].callee, callee)))
+    }
+
+    /// The facts' own bits, then through calls until nothing changes: an argument that is a
+    /// parameter, handed to a callee's id (or sent) parameter, makes it one too.
+    fn propagate_retry_bits(&self) -> Vec<(u32, u32)> {
+        let facts = |id: FnId| self.func(id).retry.as_deref();
+        let mut bits: Vec<(u32, u32)> =
+            self.fn_ids().map(|id| facts(id).map_or((0, 0), |r| (r.id_params, r.sent_params))).collect();
+        if bits.iter().all(|b| *b == (0, 0)) {
+            return bits;
+        }
+        let passing: Vec<FnId> = self.fn_ids().filter(|&id| facts(id).is_some_and(|r| !r.calls.is_empty())).collect();
+        // Each round can only add bits, so a chain of n helpers settles within n rounds.
+        for _ in 0..32 {
+            let mut changed = false;
+            for &id in &passing {
+                let Some(r) = facts(id) else { continue };
+                let mut gained = bits[id.0 as usize];
+                for site in &r.calls {
+                    for (callee, offset) in self.call_site_callees(id, site) {
+                        let (ids, sent) = bits[callee.0 as usize];
+                        for (arg, a) in site.args.iter().enumerate() {
+                            let Some(param) = arg.checked_sub(offset).filter(|p| *p < 32) else { continue };
+                            if ids & (1 << param) != 0
+                                && let Some(p) = a.param
+                            {
+                                gained.0 |= 1 << p;
+                            }
+                            if sent & (1 << param) != 0 {
+                                gained.1 |= a.value_params;
+                            }
+                        }
+                    }
+                }
+                if gained != bits[id.0 as usize] {
+                    bits[id.0 as usize] = gained;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        bits
+    }
+
+    /// The attempts of a function the rule judges: its own request constructions and sends, then
+    /// a construction for each argument it hands to a helper's id parameter and a send for each
+    /// local it hands to a helper's sent parameter (where its own walk did not see one already).
+    pub(crate) fn retry_attempts(&self, id: FnId, w: &RetryWalk) -> Attempts {
+        let mut builds: Vec<Build> = w.builds.clone();
+        let own_builds = builds.len();
+        let mut sends: Vec<SendEv> = w.sends.clone();
+        let Some(r) = self.func(id).retry.as_deref() else { return Attempts { builds, own_builds, sends } };
+        for site in &r.calls {
+            for (callee, offset) in self.call_site_callees(id, site) {
+                let (ids, sent) = self.retry_bits()[callee.0 as usize];
+                for (arg, a) in site.args.iter().enumerate() {
+                    let Some(param) = arg.checked_sub(offset).filter(|p| *p < 32) else { continue };
+                    let seen = builds.iter().any(|b| b.id_range == a.range && b.container == site.range);
+                    if ids & (1 << param) != 0 && !matches!(a.id, IdSource::Other) && !seen {
+                        builds.push(Build {
+                            id: a.id.clone(),
+                            id_range: a.range.clone(),
+                            id_text: a.text.clone(),
+                            method: site.method.clone(),
+                            container: site.range.clone(),
+                            loops: site.loops.clone(),
+                            branches: site.branches.clone(),
+                            via: Some(callee),
+                        });
+                    }
+                    if sent & (1 << param) == 0 {
+                        continue;
+                    }
+                    for (ident, at) in &a.values {
+                        if sends.iter().any(|s| s.at == *at) {
+                            continue;
+                        }
+                        let send = SendEv {
+                            range: site.range.clone(),
+                            name: self.func(callee).name.clone(),
+                            ident: ident.clone(),
+                            at: *at,
+                            loops: site.loops.clone(),
+                            branches: site.branches.clone(),
+                        };
+                        // In source order among the function's own sends.
+                        let i = sends.iter().position(|s| s.at > *at).unwrap_or(sends.len());
+                        sends.insert(i, send);
+                    }
+                }
+            }
+        }
+        Attempts { builds, own_builds, sends }
+    }
+}
