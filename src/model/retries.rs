@@ -77,7 +77,7 @@ pub fn fn_facts(cx: &Cx, sig: &syn::Signature, body: &syn::Block, role: Role) ->
     if !judged && !has_params {
         return None;
     }
-    let w = walk::Walk::of_fn(cx, sig, body);
+    let w = walk::Walk::of_fn(cx, sig, body, judged);
     let param_of = |name: &str, at: usize| match resolve(&w.bindings, name, at) {
         Some(Binding { init: Init::Param { index, .. }, .. }) if *index < 32 => Some(*index),
         _ => None,
@@ -194,7 +194,8 @@ impl CrateModel {
     }
 
     /// The attempts of a function the rule judges: its own request constructions and sends, then
-    /// a construction for each argument it hands to a helper's id parameter and a send for each
+    /// a construction for each argument it hands to a helper's id parameter (whatever the
+    /// argument is: `IdSource::Other` is a fresh id) and a send for each
     /// local it hands to a helper's sent parameter (where its own walk did not see one already).
     pub(crate) fn retry_attempts(&self, id: FnId, w: &RetryWalk) -> Attempts {
         let mut builds: Vec<Build> = w.builds.clone();
@@ -207,7 +208,7 @@ impl CrateModel {
                 for (arg, a) in site.args.iter().enumerate() {
                     let Some(param) = arg.checked_sub(offset).filter(|p| *p < 32) else { continue };
                     let seen = builds.iter().any(|b| b.id_range == a.range && b.container == site.range);
-                    if ids & (1 << param) != 0 && !matches!(a.id, IdSource::Other) && !seen {
+                    if ids & (1 << param) != 0 && !seen {
                         builds.push(Build {
                             id: a.id.clone(),
                             id_range: a.range.clone(),
@@ -242,5 +243,48 @@ impl CrateModel {
             }
         }
         Attempts { builds, own_builds, sends }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::tests::model_of;
+
+    #[test]
+    fn id_and_sent_parameters_through_helpers() {
+        let model = model_of(&[
+            (
+                "src/wire.rs",
+                "use crate::Conn;
+pub fn frame(n: u64, method: &str, p: Value) -> Value { json!({\"jsonrpc\": \"2.0\", \"id\": n, \"method\": method, \"params\": p}) }
+impl Conn {
+    fn push(&mut self, msg: &Value) { writeln!(self.out, \"{}\", msg).unwrap(); }
+    fn ask(&mut self, method: &str, n: u64) { let m = frame(n, method, json!({})); self.push(&m); }
+    fn fresh(&mut self, method: &str) { let n = self.mint(); self.push(&frame(n, method, json!({}))); }
+}
+",
+            ),
+            ("src/lib.rs", "pub struct Conn { out: Stdout }\n"),
+        ]);
+        let frame = model.fn_by_path(&["wire", "frame"]).unwrap();
+        assert_eq!(model.request_id_params(frame), 0b1);
+        let push = model.fn_by_path(&["Conn", "push"]).unwrap();
+        assert_eq!(model.sent_params(push), 0b1);
+        let ask = model.fn_by_path(&["Conn", "ask"]).unwrap();
+        assert_eq!(model.request_id_params(ask), 0b10, "`n` reaches `frame`'s id");
+        let fresh = model.fn_by_path(&["Conn", "fresh"]).unwrap();
+        assert_eq!((model.request_id_params(fresh), model.sent_params(fresh)), (0, 0), "it mints its own id");
+    }
+
+    #[test]
+    fn server_code_and_fns_without_parameters_keep_no_facts() {
+        let model = model_of(&[(
+            "src/lib.rs",
+            "struct S;
+impl ServerHandler for S { fn reply(&self, id: u64) -> Value { json!({\"id\": id, \"method\": \"x\"}) } }
+fn tick() { send(json!({\"id\": 1, \"method\": \"ping\"})); }
+",
+        )]);
+        assert!(model.fn_ids().all(|id| model.func(id).retry.is_none()));
     }
 }

@@ -326,11 +326,17 @@ fn judge(walk: &RetryWalk, attempts: &Attempts) -> Vec<Finding> {
     }
 
     // 3. One request value sent again. Sends are grouped by the construction they carry.
+    // The construction a binding holds: its own, or one a helper built (`let m = envelope(id, …)`).
+    let built = |init: &Init| match init {
+        Init::Family(i) => Some(*i),
+        Init::Call(range) => attempts.builds.iter().position(|b| b.via.is_some() && b.container == *range),
+        _ => None,
+    };
     let family = |s: &SendEv| -> Option<(&Binding, Option<usize>)> {
         let b = resolve(&walk.bindings, &s.ident, s.at)?;
-        match b.init {
-            Init::Family(i) => Some((b, Some(i))),
-            Init::CloneOfParam { .. } => Some((b, None)),
+        match (&b.init, built(&b.init)) {
+            (_, Some(i)) => Some((b, Some(i))),
+            (Init::CloneOfParam { .. }, _) => Some((b, None)),
             _ => None,
         }
     };
@@ -345,8 +351,8 @@ fn judge(walk: &RetryWalk, attempts: &Attempts) -> Vec<Finding> {
         }
         // A write to this binding, or (for a family) any binding of the same family.
         let same_family = |ident: &str, at: usize| match resolve(&walk.bindings, ident, at) {
-            Some(b) => match (&b.init, build) {
-                (Init::Family(i), Some(j)) => *i == j,
+            Some(b) => match (built(&b.init), build) {
+                (Some(i), Some(j)) => i == j,
                 _ => std::ptr::eq(b, binding),
             },
             None => false,
@@ -642,5 +648,29 @@ fn call(client: &Client) -> Value {
 }
 "#;
         assert_eq!(findings(src), [(6, "id".to_owned())]);
+    }
+
+    #[test]
+    fn helper_that_takes_the_id_is_an_attempt_and_one_that_mints_it_is_fresh() {
+        let src = r#"
+fn wrap(n: u64, method: &str, p: Value) -> Value { json!({"jsonrpc": "2.0", "id": n, "method": method, "params": p}) }
+impl C {
+    fn fresh(&mut self, method: &str, p: Value) -> Value { let n = self.mint(); self.pipe.send(wrap(n, method, p)) }
+    fn run(&mut self) -> Value {
+        let n = self.mint();
+        loop {
+            let r = self.pipe.send(wrap(n, "tools/call", json!({})));
+            if r["result"]["resultType"] != "input_required" { return r; }
+        }
+    }
+    fn run_fresh(&mut self) -> Value {
+        loop {
+            let r = self.fresh("tools/call", json!({}));
+            if r["result"]["resultType"] != "input_required" { return r; }
+        }
+    }
+}
+"#;
+        assert_eq!(findings(src), [(8, "n".to_owned())]);
     }
 }

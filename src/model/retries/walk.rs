@@ -99,6 +99,10 @@ pub(crate) enum Init {
     CloneOfParam {
         clone_range: Range<usize>,
     },
+    /// `let x = helper(..)` (or a clone of such a binding): the call's range, as its `CallSite`'s.
+    /// It is a construction when the helper makes a parameter the request's id
+    /// (`CrateModel::retry_attempts`).
+    Call(Range<usize>),
     /// `let id = original.id.clone()`.
     CopiedId,
     Other,
@@ -165,6 +169,9 @@ pub(crate) struct Walk<'c, 'a> {
     /// Locals the fn returns (`x`, `Ok(x)`, `return Some(x)`), with the offset of the mention.
     pub(crate) returned: Vec<(String, usize)>,
     pub(crate) calls: Vec<CallSite>,
+    /// Keep the range of every call argument (for a fn the rule judges: a helper may make any of
+    /// them a request), not only of those that may be an id.
+    all_arg_ranges: bool,
 }
 
 /// A call of what may be a function of the crate (`self.m(..)`, `f(..)`, `Type::f(..)`), ranged
@@ -183,7 +190,8 @@ pub(crate) struct CallSite {
 #[derive(Debug, Clone)]
 pub(crate) struct ArgFact {
     pub(crate) id: IdSource,
-    /// The argument (empty unless `id` is a binding, a literal or a copy).
+    /// The argument (in a fn the rule does not judge, empty unless `id` is a binding, a literal or
+    /// a copy).
     pub(crate) range: Range<usize>,
     pub(crate) text: String,
     /// `value_mentions` of the argument.
@@ -197,8 +205,9 @@ pub(crate) struct ArgFact {
 impl<'c, 'a> Walk<'c, 'a> {
     /// Walks one fn: its parameters (bindings; JSON-RPC-request-typed ones noted), its body, and
     /// the locals its tail expression returns.
-    pub(crate) fn of_fn(cx: &'c Cx<'a>, sig: &syn::Signature, body: &syn::Block) -> Self {
+    pub(crate) fn of_fn(cx: &'c Cx<'a>, sig: &syn::Signature, body: &syn::Block, all_arg_ranges: bool) -> Self {
         let mut walk = Walk::new(cx);
+        walk.all_arg_ranges = all_arg_ranges;
         let typed = sig.inputs.iter().filter_map(|i| match i {
             syn::FnArg::Typed(t) => Some(t),
             syn::FnArg::Receiver(_) => None,
@@ -239,6 +248,7 @@ impl<'c, 'a> Walk<'c, 'a> {
             sent_at: HashSet::new(),
             returned: Vec::new(),
             calls: Vec::new(),
+            all_arg_ranges: false,
         }
     }
 
@@ -629,7 +639,7 @@ impl Walk<'_, '_> {
                 let id = id_source(a);
                 // The argument's range (printed to tokens) only where it may be an id.
                 let (range, text) = match id {
-                    IdSource::Other => (0..0, String::new()),
+                    IdSource::Other if !self.all_arg_ranges => (0..0, String::new()),
                     _ => {
                         let range = self.cx.node_range(a);
                         let text = self.cx.text(range.clone()).to_owned();
@@ -679,12 +689,28 @@ impl Walk<'_, '_> {
                 return Init::Family(i);
             }
         }
+        let site = match value {
+            Expr::Call(c) => match &*c.func {
+                Expr::Path(p) => Some(call_range(self.cx, c, p)),
+                _ => None,
+            },
+            Expr::MethodCall(m) if is_self(&m.receiver) => {
+                Some(self.cx.join(m.method.span(), m.paren_token.span.close()))
+            }
+            _ => None,
+        };
+        if let Some(range) = site
+            && self.calls.iter().any(|c| c.range == range)
+        {
+            return Init::Call(range);
+        }
         if let Expr::Path(p) = value
             && let Some(ident) = p.path.get_ident()
             && let Some(b) = resolve(&self.bindings, &ident.to_string(), at)
         {
-            return match b.init {
-                Init::Family(i) => Init::Family(i),
+            return match &b.init {
+                Init::Family(i) => Init::Family(*i),
+                Init::Call(range) => Init::Call(range.clone()),
                 Init::Param { request_typed: true, .. } => Init::CloneOfParam { clone_range: self.cx.node_range(init) },
                 _ => Init::Other,
             };
