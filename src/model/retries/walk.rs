@@ -169,9 +169,10 @@ pub(crate) struct Walk<'c, 'a> {
     /// Locals the fn returns (`x`, `Ok(x)`, `return Some(x)`), with the offset of the mention.
     pub(crate) returned: Vec<(String, usize)>,
     pub(crate) calls: Vec<CallSite>,
-    /// Keep the range of every call argument (for a fn the rule judges: a helper may make any of
-    /// them a request), not only of those that may be an id.
-    all_arg_ranges: bool,
+    /// The rule judges the fn (it mentions MRTR): everything is collected. Else only what the
+    /// helper facts need (constructions, sends, calls, bindings), none of the loops and writes,
+    /// and only the ranges of call arguments that may be an id.
+    judged: bool,
 }
 
 /// A call of what may be a function of the crate (`self.m(..)`, `f(..)`, `Type::f(..)`), ranged
@@ -205,9 +206,9 @@ pub(crate) struct ArgFact {
 impl<'c, 'a> Walk<'c, 'a> {
     /// Walks one fn: its parameters (bindings; JSON-RPC-request-typed ones noted), its body, and
     /// the locals its tail expression returns.
-    pub(crate) fn of_fn(cx: &'c Cx<'a>, sig: &syn::Signature, body: &syn::Block, all_arg_ranges: bool) -> Self {
+    pub(crate) fn of_fn(cx: &'c Cx<'a>, sig: &syn::Signature, body: &syn::Block, judged: bool) -> Self {
         let mut walk = Walk::new(cx);
-        walk.all_arg_ranges = all_arg_ranges;
+        walk.judged = judged;
         let typed = sig.inputs.iter().filter_map(|i| match i {
             syn::FnArg::Typed(t) => Some(t),
             syn::FnArg::Receiver(_) => None,
@@ -248,7 +249,7 @@ impl<'c, 'a> Walk<'c, 'a> {
             sent_at: HashSet::new(),
             returned: Vec::new(),
             calls: Vec::new(),
-            all_arg_ranges: false,
+            judged: false,
         }
     }
 
@@ -389,6 +390,9 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 
     fn visit_expr_loop(&mut self, e: &'ast syn::ExprLoop) {
+        if !self.judged {
+            return visit::visit_expr_loop(self, e);
+        }
         let range = loop_range(self.cx, &e.attrs, &e.label, e.loop_token.span, &e.body);
         debug_assert_eq!(range, self.cx.node_range(e));
         let kw = self.cx.span_range(e.loop_token.span);
@@ -396,6 +400,9 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
     }
 
     fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
+        if !self.judged {
+            return visit::visit_expr_while(self, e);
+        }
         let range = loop_range(self.cx, &e.attrs, &e.label, e.while_token.span, &e.body);
         debug_assert_eq!(range, self.cx.node_range(e));
         let kw = self.cx.span_range(e.while_token.span);
@@ -404,6 +411,9 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
     }
 
     fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
+        if !self.judged {
+            return visit::visit_expr_for_loop(self, e);
+        }
         let range = loop_range(self.cx, &e.attrs, &e.label, e.for_token.span, &e.body);
         debug_assert_eq!(range, self.cx.node_range(e));
         let kw = self.cx.span_range(e.for_token.span);
@@ -416,6 +426,9 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
     }
 
     fn visit_expr_continue(&mut self, e: &'ast syn::ExprContinue) {
+        if !self.judged {
+            return;
+        }
         let at = self.cx.node_range(e).start;
         let target = match &e.label {
             Some(l) => {
@@ -437,7 +450,7 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
             Expr::Unary(u) => matches!(u.op, syn::UnOp::Not(_)),
             _ => false,
         };
-        if negated && mentions_mrtr(&e.cond.to_token_stream()) {
+        if self.judged && negated && mentions_mrtr(&e.cond.to_token_stream()) {
             let then = e.then_branch.to_token_stream();
             if (tokens_mention(&then, "return") || tokens_mention(&then, "break"))
                 && let Some(&i) = self.loop_stack.last()
@@ -478,7 +491,7 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
         let simple = idents.len() == 1 && matches!(strip_pat(&l.pat), syn::Pat::Ident(_));
         for (name, range) in idents {
             let init = match &l.init {
-                Some(init) if simple => self.init_of(&init.expr, builds_before, range.start),
+                Some(init) if simple && self.judged => self.init_of(&init.expr, builds_before, range.start),
                 _ => Init::Other,
             };
             self.bindings.push(Binding { name, range, visible_from, init });
@@ -499,6 +512,9 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
     }
 
     fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
+        if !self.judged {
+            return visit::visit_expr_assign(self, e);
+        }
         let tokens = e.to_token_stream();
         let at = start_of(self.cx, &tokens);
         debug_assert_eq!(at, self.cx.node_range(e).start);
@@ -507,7 +523,7 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
     }
 
     fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
-        if crate::model::state::is_compound_assign(&e.op) {
+        if self.judged && crate::model::state::is_compound_assign(&e.op) {
             let tokens = e.to_token_stream();
             let at = start_of(self.cx, &tokens);
             debug_assert_eq!(at, self.cx.node_range(e).start);
@@ -517,7 +533,7 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
     }
 
     fn visit_expr_reference(&mut self, e: &'ast syn::ExprReference) {
-        if e.mutability.is_some() {
+        if self.judged && e.mutability.is_some() {
             let at = self.cx.node_range(e).start;
             self.write(&e.expr, at, true, &TokenStream::new());
         }
@@ -533,7 +549,7 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
         let sets_id = (name.starts_with("set_") && name.contains("id")) || inserts_id;
         // Other mutations only matter for what they add (`params.insert("inputResponses", …)`).
         let mutates = name.starts_with("set_") || matches!(name.as_str(), "insert" | "entry" | "extend" | "push");
-        if sets_id || mutates {
+        if self.judged && (sets_id || mutates) {
             let at = range.start;
             self.write(&e.receiver, at, false, &e.args.to_token_stream());
             if let Some(w) = self.writes.last_mut() {
@@ -639,7 +655,7 @@ impl Walk<'_, '_> {
                 let id = id_source(a);
                 // The argument's range (printed to tokens) only where it may be an id.
                 let (range, text) = match id {
-                    IdSource::Other if !self.all_arg_ranges => (0..0, String::new()),
+                    IdSource::Other if !self.judged => (0..0, String::new()),
                     _ => {
                         let range = self.cx.node_range(a);
                         let text = self.cx.text(range.clone()).to_owned();
