@@ -33,12 +33,19 @@
 //!   each function does with the state, which calls hand it to another function, and which
 //!   functions return it, bound back to their call sites.
 //! - client data kept from `initialize` (`init_stores`): the places `initialize` code stores it in;
-//!   and where one body's `peer_info()` value goes (`peer_info`, a walk on the parsing worker).
+//!   and where one body's `peer_info()` value goes (`peer_info`, a walk on the parsing worker);
+//! - request ids (`retries`, in crates with a file that has MRTR words): for each client (or
+//!   unknown-role) function that mentions MRTR, its attempts (request constructions with where
+//!   their id comes from, sends, retry loops, branches, writes to locals; a walk on the parsing
+//!   worker); for every other non-server function with parameters, which of them it makes the `id`
+//!   of a request it builds and which it sends whole, through the calls (`request_id_params`,
+//!   `sent_params`); and a function's attempts made through such helpers (`retry_attempts`).
 //!
 //! What it does not know (yet): types of locals and method receivers other than `self` (a call
 //! `x.m()` is not an edge), trait default methods, closures given to `tokio::spawn` as separate
 //! code, `Deref` targets, which key of a map an access uses, values returned by helpers other than
-//! the state, macro-generated items, `#[path]` modules, files of the crate that no model
+//! the state and a request built from an id parameter, a request id kept in a field or passed
+//! between helpers other than as a parameter, macro-generated items, `#[path]` modules, files of the crate that no model
 //! rule's trigger word selected, and which of `src/bin`, `examples/`, `tests/` are crate roots of
 //! their own (they are modules named after their path). What it cannot resolve stays unresolved:
 //! a name resolves to an item only through the module tree, never by its name alone.
