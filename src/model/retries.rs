@@ -159,37 +159,26 @@ impl CrateModel {
             return bits;
         }
         let passing: Vec<FnId> = self.fn_ids().filter(|&id| facts(id).is_some_and(|r| !r.calls.is_empty())).collect();
-        // Each round can only add bits, so a chain of n helpers settles within n rounds.
-        for _ in 0..32 {
-            let mut changed = false;
-            for &id in &passing {
-                let Some(r) = facts(id) else { continue };
-                let mut gained = bits[id.0 as usize];
-                for site in &r.calls {
-                    for (callee, offset) in self.call_site_callees(id, site) {
-                        let (ids, sent) = bits[callee.0 as usize];
-                        for (arg, a) in site.args.iter().enumerate() {
-                            let Some(param) = arg.checked_sub(offset).filter(|p| *p < 32) else { continue };
-                            if ids & (1 << param) != 0
-                                && let Some(p) = a.param
-                            {
-                                gained.0 |= 1 << p;
-                            }
-                            if sent & (1 << param) != 0 {
-                                gained.1 |= a.value_params;
-                            }
+        super::requests::settle(&mut bits, &passing, |id, bits| {
+            let mut gained = bits[id.0 as usize];
+            for site in facts(id).map_or(&[][..], |r| &r.calls) {
+                for (callee, offset) in self.call_site_callees(id, site) {
+                    let (ids, sent) = bits[callee.0 as usize];
+                    for (arg, a) in site.args.iter().enumerate() {
+                        let Some(param) = arg.checked_sub(offset).filter(|p| *p < 32) else { continue };
+                        if ids & (1 << param) != 0
+                            && let Some(p) = a.param
+                        {
+                            gained.0 |= 1 << p;
+                        }
+                        if sent & (1 << param) != 0 {
+                            gained.1 |= a.value_params;
                         }
                     }
                 }
-                if gained != bits[id.0 as usize] {
-                    bits[id.0 as usize] = gained;
-                    changed = true;
-                }
             }
-            if !changed {
-                break;
-            }
-        }
+            gained
+        });
         bits
     }
 
