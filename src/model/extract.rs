@@ -142,6 +142,9 @@ impl Extract<'_, '_> {
                 let range = self.cx.join(f.sig.fn_token.span, f.block.brace_token.span.close());
                 self.func(&f.attrs, &f.sig, &f.block, range, module, None);
             }
+            syn::Item::Trait(t) if self.retries => {
+                super::retries::trait_defaults(self.cx, t, &mut self.out.retry_defaults)
+            }
             _ => {}
         }
     }

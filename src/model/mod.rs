@@ -105,6 +105,9 @@ pub struct FileFacts {
     pub globals: Vec<GlobalFact>,
     pub impls: Vec<ImplFact>,
     pub fns: Vec<FnFact>,
+    /// The retry facts of trait default methods that mention MRTR (`retries::trait_defaults`): no
+    /// function of the model, so only the attempts they make themselves.
+    pub retry_defaults: Vec<Box<retries::RetryFacts>>,
 }
 
 /// `use target as alias;` (or `use target;`, or `use target::*;` with `glob`), in `module`.

@@ -123,6 +123,30 @@ pub fn fn_facts(cx: &Cx, sig: &syn::Signature, body: &syn::Block, role: Role) ->
     Some(Box::new(facts))
 }
 
+/// The facts of a trait's default methods that mention MRTR, which the model does not hold as
+/// functions (their `self` has no type to resolve calls through).
+pub fn trait_defaults(cx: &Cx, t: &syn::ItemTrait, out: &mut Vec<Box<RetryFacts>>) {
+    for item in &t.items {
+        if let syn::TraitItem::Fn(f) = item
+            && let Some(body) = &f.default
+        {
+            let role = if crate::rust::syntax::sig_mentions(&f.sig, &["RoleServer"]) {
+                Role::Server
+            } else if crate::rust::syntax::sig_mentions(&f.sig, &["RoleClient"]) {
+                Role::Client
+            } else {
+                Role::Unknown
+            };
+            out.extend(fn_facts(cx, &f.sig, body, role).filter(|r| r.walk.is_some()));
+        }
+    }
+}
+
+/// The attempts a function makes itself, none through helpers.
+pub(crate) fn own_attempts(w: &RetryWalk) -> Attempts {
+    Attempts { builds: w.builds.clone(), own_builds: w.builds.len(), sends: w.sends.clone() }
+}
+
 impl CrateModel {
     /// The parameters (bits as in `Origins::params`) that become the `id` of a JSON-RPC request
     /// the function builds, itself or through the crate's functions it calls.
@@ -187,9 +211,7 @@ impl CrateModel {
     /// argument is: `IdSource::Other` is a fresh id) and a send for each
     /// local it hands to a helper's sent parameter (where its own walk did not see one already).
     pub(crate) fn retry_attempts(&self, id: FnId, w: &RetryWalk) -> Attempts {
-        let mut builds: Vec<Build> = w.builds.clone();
-        let own_builds = builds.len();
-        let mut sends: Vec<SendEv> = w.sends.clone();
+        let Attempts { mut builds, own_builds, mut sends } = own_attempts(w);
         let Some(r) = self.func(id).retry.as_deref() else { return Attempts { builds, own_builds, sends } };
         for site in &r.calls {
             for (callee, offset) in self.call_site_callees(id, site) {

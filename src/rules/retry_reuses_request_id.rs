@@ -27,7 +27,7 @@ use crate::context::Impact;
 use crate::cx::{CrateCx, Cx};
 use crate::json::JsonNode;
 use crate::json::jsonrpc::{MessageKind, Sender, TranscriptMessage, is_input_required_result};
-use crate::model::retries::{Attempts, Binding, Build, IdSource, Init, Loop, RetryWalk, SendEv, resolve};
+use crate::model::retries::{Attempts, Binding, Build, IdSource, Init, Loop, RetryWalk, SendEv, own_attempts, resolve};
 use crate::model::{CrateModel, FnId};
 use crate::rules::{Rule, RuleMeta};
 use crate::rust::loops::exclusive;
@@ -66,10 +66,15 @@ impl Rule for RetryReusesRequestId {
     }
 
     fn rust_crate(&self, cx: &mut CrateCx, model: &CrateModel) {
-        for id in model.fn_ids() {
-            let Some(walk) = model.func(id).retry.as_ref().and_then(|r| r.walk.as_ref()) else { continue };
-            let attempts = model.retry_attempts(id, walk);
-            let file = model.file_of(id);
+        let judged = model.fn_ids().filter_map(|id| {
+            let walk = model.func(id).retry.as_ref()?.walk.as_ref()?;
+            Some((model.file_of(id), walk, model.retry_attempts(id, walk)))
+        });
+        // Trait default methods: their own attempts only.
+        let defaults = model.files.iter().enumerate().flat_map(|(file, f)| {
+            f.retry_defaults.iter().filter_map(move |r| r.walk.as_ref().map(|w| (file, w, own_attempts(w))))
+        });
+        for (file, walk, attempts) in judged.chain(defaults) {
             for finding in judge(walk, &attempts) {
                 let mut message = finding.message;
                 if let Some(helper) = finding.via {
@@ -672,5 +677,24 @@ impl C {
 }
 "#;
         assert_eq!(findings(src), [(8, "n".to_owned())]);
+    }
+
+    #[test]
+    fn trait_default_methods_are_judged() {
+        let src = r#"
+trait Caller {
+    fn send(&self, v: Value) -> Value;
+    fn call_tool(&self, name: &str) -> Value {
+        let id = 3;
+        let mut params = json!({"name": name});
+        loop {
+            let r = self.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}));
+            if r["result"]["resultType"] != "input_required" { return r; }
+            params["inputResponses"] = json!({});
+        }
+    }
+}
+"#;
+        assert_eq!(findings(src), [(8, "id".to_owned())]);
     }
 }
