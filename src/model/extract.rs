@@ -44,7 +44,8 @@ pub fn file_facts(
     let state = super::request_state::file_state(cx);
     let out = FileFacts { module: module.clone(), role: cx.file_role, ..Default::default() };
     let roots = roots_in_crate.then(|| (super::roots::file_fields_seen(cx, file), super::roots::file_evidence(cx)));
-    let mut e = Extract { cx, out, state, roots, retries: retries_in_crate };
+    let retries = retries_in_crate.then(|| super::retries::FileGate::of(cx));
+    let mut e = Extract { cx, out, state, roots, retries };
     e.items(&file.items, &module);
     e.out
 }
@@ -57,8 +58,8 @@ struct Extract<'c, 'a> {
     /// The file's `self` fields that hold roots, and whether it has roots words (`roots`); `None`
     /// where no file of the crate has roots words.
     roots: Option<(Vec<(String, super::flow::Elem)>, bool)>,
-    /// Whether some file of the crate has MRTR words (`retries::fn_facts`).
-    retries: bool,
+    /// Where some file of the crate has MRTR words: what `retries::fn_facts` needs of this file.
+    retries: Option<super::retries::FileGate>,
 }
 
 /// The impl around a method: its index and role.
@@ -142,8 +143,10 @@ impl Extract<'_, '_> {
                 let range = self.cx.join(f.sig.fn_token.span, f.block.brace_token.span.close());
                 self.func(&f.attrs, &f.sig, &f.block, range, module, None);
             }
-            syn::Item::Trait(t) if self.retries => {
-                super::retries::trait_defaults(self.cx, t, &mut self.out.retry_defaults)
+            syn::Item::Trait(t) => {
+                if let Some(gate) = self.retries {
+                    super::retries::trait_defaults(self.cx, t, gate, &mut self.out.retry_defaults);
+                }
             }
             _ => {}
         }
@@ -247,7 +250,7 @@ impl Extract<'_, '_> {
                 .and_then(|(fields, evidence)| super::roots::fn_facts(self.cx, sig, body, fields, *evidence)),
             // The same gate as the roots facts: no use of a parameter is roots where no file has them.
             param_dirs: if self.roots.is_some() { super::roots::param_dirs(sig, body) } else { (0, 0) },
-            retry: if self.retries { super::retries::fn_facts(self.cx, sig, body, role) } else { None },
+            retry: self.retries.and_then(|gate| super::retries::fn_facts(self.cx, sig, body, role, gate)),
         };
         let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new(), locals };
         body_walk.visit_block(body);

@@ -61,16 +61,35 @@ pub(crate) struct Attempts {
     pub(crate) sends: Vec<SendEv>,
 }
 
+/// What `fn_facts` needs of the file: whether it has MRTR words at all (when it has none, none of
+/// its functions is searched for them).
+#[derive(Debug, Clone, Copy)]
+pub struct FileGate {
+    mrtr: bool,
+}
+
+impl FileGate {
+    pub fn of(cx: &Cx) -> FileGate {
+        FileGate { mrtr: mentions_mrtr_text(&cx.file.text) }
+    }
+}
+
 /// The facts of one function, on the worker that parsed it; `None` for server code, and for a
 /// function that neither mentions MRTR nor takes a parameter.
-pub fn fn_facts(cx: &Cx, sig: &syn::Signature, body: &syn::Block, role: Role) -> Option<Box<RetryFacts>> {
+pub fn fn_facts(
+    cx: &Cx,
+    sig: &syn::Signature,
+    body: &syn::Block,
+    role: Role,
+    gate: FileGate,
+) -> Option<Box<RetryFacts>> {
     // A server answers with the request's own id, which is right; only senders of requests retry.
     let role = if role == Role::Unknown { cx.file_role } else { role };
     if role == Role::Server {
         return None;
     }
     // Every MRTR word in a token is in the function's source (`mentions` counts the same way).
-    let mrtr = fn_text(cx, sig, body).is_none_or(mentions_mrtr_text);
+    let mrtr = gate.mrtr && fn_text(cx, sig, body).is_none_or(mentions_mrtr_text);
     let mentions = if mrtr { Mentions::of_fn(cx, sig, body) } else { Mentions::default() };
     let judged = !mentions.all.is_empty();
     let has_params = sig.inputs.iter().any(|i| matches!(i, syn::FnArg::Typed(_)));
@@ -125,7 +144,10 @@ pub fn fn_facts(cx: &Cx, sig: &syn::Signature, body: &syn::Block, role: Role) ->
 
 /// The facts of a trait's default methods that mention MRTR, which the model does not hold as
 /// functions (their `self` has no type to resolve calls through).
-pub fn trait_defaults(cx: &Cx, t: &syn::ItemTrait, out: &mut Vec<Box<RetryFacts>>) {
+pub fn trait_defaults(cx: &Cx, t: &syn::ItemTrait, gate: FileGate, out: &mut Vec<Box<RetryFacts>>) {
+    if !gate.mrtr {
+        return;
+    }
     for item in &t.items {
         if let syn::TraitItem::Fn(f) = item
             && let Some(body) = &f.default
@@ -137,7 +159,7 @@ pub fn trait_defaults(cx: &Cx, t: &syn::ItemTrait, out: &mut Vec<Box<RetryFacts>
             } else {
                 Role::Unknown
             };
-            out.extend(fn_facts(cx, &f.sig, body, role).filter(|r| r.walk.is_some()));
+            out.extend(fn_facts(cx, &f.sig, body, role, gate).filter(|r| r.walk.is_some()));
         }
     }
 }

@@ -542,24 +542,29 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
 
     fn visit_expr_method_call(&mut self, e: &'ast syn::ExprMethodCall) {
         let name = e.method.to_string();
-        let range = self.cx.join(e.method.span(), e.paren_token.span.close());
         // `req.set_id(…)`, `req.as_object_mut().unwrap().insert("id".into(), …)`: a new id.
         let inserts_id = matches!(name.as_str(), "insert" | "entry")
             && e.args.first().and_then(|a| str_value(self.cx, a)).is_some_and(|(v, _)| v == "id");
         let sets_id = (name.starts_with("set_") && name.contains("id")) || inserts_id;
         // Other mutations only matter for what they add (`params.insert("inputResponses", …)`).
         let mutates = name.starts_with("set_") || matches!(name.as_str(), "insert" | "entry" | "extend" | "push");
-        if self.judged && (sets_id || mutates) {
+        let writes = self.judged && (sets_id || mutates);
+        let (on_self, sink) = (is_self(&e.receiver), SINKS.contains(&name.as_str()));
+        if !(writes || on_self || sink) {
+            return visit::visit_expr_method_call(self, e);
+        }
+        let range = self.cx.join(e.method.span(), e.paren_token.span.close());
+        if writes {
             let at = range.start;
             self.write(&e.receiver, at, false, &e.args.to_token_stream());
             if let Some(w) = self.writes.last_mut() {
                 w.id = sets_id;
             }
         }
-        if is_self(&e.receiver) {
+        if on_self {
             self.call_site(range.clone(), &e.args);
         }
-        if SINKS.contains(&name.as_str()) {
+        if sink {
             let args: Vec<&Expr> = e.args.iter().collect();
             self.sink(&name, range.clone(), &args);
             self.sdk_request(&e.args, range);
