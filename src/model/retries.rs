@@ -20,10 +20,14 @@ pub const RULE: &str = "retry-reuses-request-id";
 
 pub(crate) use walk::{Binding, Build, CallSite, IdSource, Init, Loop, SendEv, Write, resolve};
 
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, MatchKind};
+
 use super::{CrateModel, FnId};
 use crate::context::Role;
 use crate::cx::Cx;
-use crate::rust::mrtr_mentions::{Mentions, mentions_mrtr_text};
+use crate::rust::mrtr_mentions::{MRTR_WORDS, Mentions, mentions_mrtr_text};
 use crate::rust::syntax::fn_text;
 
 /// A function's facts about request ids.
@@ -69,8 +73,17 @@ pub struct FileGate {
 }
 
 impl FileGate {
+    /// Most files have no MRTR word: one pass over the text for all of them as plain words, then
+    /// the words as the prefilter counts them only where one is there.
     pub fn of(cx: &Cx) -> FileGate {
-        FileGate { mrtr: mentions_mrtr_text(&cx.file.text) }
+        static SEARCH: OnceLock<AhoCorasick> = OnceLock::new();
+        let search = SEARCH.get_or_init(|| {
+            let words = MRTR_WORDS.iter().map(|w| crate::prefilter::split_word(w).0);
+            // Leftmost matching lets the search use its SIMD searcher; any match says the same.
+            AhoCorasick::builder().match_kind(MatchKind::LeftmostFirst).build(words).expect("plain words")
+        });
+        let text = &cx.file.text;
+        FileGate { mrtr: search.is_match(text) && mentions_mrtr_text(text) }
     }
 }
 
