@@ -143,12 +143,10 @@ impl Extract<'_, '_> {
                 let range = self.cx.join(f.sig.fn_token.span, f.block.brace_token.span.close());
                 self.func(&f.attrs, &f.sig, &f.block, range, module, None);
             }
-            syn::Item::Trait(t) => {
-                if let Some(gate) = self.retries {
-                    super::retries::trait_defaults(self.cx, t, gate, &mut self.out.retry_defaults);
-                }
-            }
             _ => {}
+        }
+        if let Some(gate) = self.retries {
+            super::retries::loose_fns(self.cx, item, gate, &mut self.out.retry_defaults);
         }
     }
 

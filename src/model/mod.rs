@@ -39,7 +39,9 @@
 //!   their id comes from, sends, retry loops, branches, writes to locals; a walk on the parsing
 //!   worker); for every other non-server function with parameters, which of them it makes the `id`
 //!   of a request it builds and which it sends whole, through the calls (`request_id_params`,
-//!   `sent_params`); and a function's attempts made through such helpers (`retry_attempts`).
+//!   `sent_params`); and a function's attempts made through such helpers (`retry_attempts`);
+//!   trait default methods and functions in macro bodies that mention MRTR beside the functions
+//!   (`FileFacts::retry_defaults`), with their own attempts only.
 //!
 //! What it does not know (yet): types of locals and method receivers other than `self` (a call
 //! `x.m()` is not an edge), trait default methods, closures given to `tokio::spawn` as separate
@@ -105,9 +107,10 @@ pub struct FileFacts {
     pub globals: Vec<GlobalFact>,
     pub impls: Vec<ImplFact>,
     pub fns: Vec<FnFact>,
-    /// The retry facts of trait default methods that mention MRTR (`retries::trait_defaults`): no
-    /// function of the model, so only the attempts they make themselves.
-    pub retry_defaults: Vec<Box<retries::RetryFacts>>,
+    /// The retry facts of the functions that mention MRTR and are no function of the model (trait
+    /// default methods, functions in an item macro's body: `retries::loose_fns`): only the attempts
+    /// they make themselves.
+    pub retry_defaults: Vec<retries::RetryFacts>,
 }
 
 /// `use target as alias;` (or `use target;`, or `use target::*;` with `glob`), in `module`.

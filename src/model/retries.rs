@@ -11,7 +11,9 @@
 //! Kept only in crates with a file that has MRTR words (the rule's own trigger words): there,
 //! every function that is not server code and takes a parameter is walked for the helper facts;
 //! the whole walk is kept only for functions that mention MRTR (`rust::mrtr_mentions`), the ones
-//! the rule judges.
+//! the rule judges. Functions the model does not hold (trait default methods, functions declared
+//! in macro bodies) that mention MRTR are kept beside it (`loose_fns`, `RetryWalk::macro_fns`),
+//! judged on their own attempts.
 
 mod walk;
 
@@ -27,6 +29,7 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use super::{CrateModel, FnId};
 use crate::context::Role;
 use crate::cx::Cx;
+use crate::rust::macro_body::MacroBody;
 use crate::rust::mrtr_mentions::{MRTR_WORDS, Mentions, mentions_mrtr_text};
 use crate::rust::syntax::fn_text;
 
@@ -54,6 +57,9 @@ pub(crate) struct RetryWalk {
     pub(crate) sends: Vec<SendEv>,
     pub(crate) writes: Vec<Write>,
     pub(crate) returned: Vec<(String, usize)>,
+    /// The functions declared in its macro bodies that mention MRTR (no functions of the model):
+    /// judged on their own attempts.
+    pub(crate) macro_fns: Vec<RetryFacts>,
 }
 
 /// A function's attempts: its own request constructions and sends, then those its calls of the
@@ -151,29 +157,87 @@ pub fn fn_facts(
         sends: w.sends,
         writes: w.writes,
         returned: w.returned,
+        macro_fns: w.macro_fns,
     });
     Some(Box::new(facts))
 }
 
-/// The facts of a trait's default methods that mention MRTR, which the model does not hold as
-/// functions (their `self` has no type to resolve calls through).
-pub fn trait_defaults(cx: &Cx, t: &syn::ItemTrait, gate: FileGate, out: &mut Vec<Box<RetryFacts>>) {
+/// The functions the model does not hold that mention MRTR, in an item of a file with MRTR words:
+/// a trait's default methods (their `self` has no type to resolve calls through), and functions
+/// declared in an item macro's body (`suite! { fn run(..) { .. } }`). Only their own attempts
+/// count.
+pub fn loose_fns(cx: &Cx, item: &syn::Item, gate: FileGate, out: &mut Vec<RetryFacts>) {
     if !gate.mrtr {
         return;
     }
-    for item in &t.items {
-        if let syn::TraitItem::Fn(f) = item
-            && let Some(body) = &f.default
-        {
-            let role = if crate::rust::syntax::sig_mentions(&f.sig, &["RoleServer"]) {
-                Role::Server
-            } else if crate::rust::syntax::sig_mentions(&f.sig, &["RoleClient"]) {
-                Role::Client
-            } else {
-                Role::Unknown
-            };
-            out.extend(fn_facts(cx, &f.sig, body, role, gate).filter(|r| r.walk.is_some()));
+    match item {
+        syn::Item::Trait(_) => loose_item(cx, item, out),
+        syn::Item::Macro(m) if m.ident.is_none() => {
+            if let Some(body) = cx.macro_body(&m.mac)
+                && let MacroBody::Stmts(stmts) = &*body
+            {
+                for stmt in stmts {
+                    if let syn::Stmt::Item(item) = stmt {
+                        loose_item(cx, item, out);
+                    }
+                }
+            }
         }
+        _ => {}
+    }
+}
+
+/// The judged facts of the functions of an item that is no part of the model (in a macro body, or
+/// a trait's default methods), with those of the functions in their own macro bodies.
+fn loose_item(cx: &Cx, item: &syn::Item, out: &mut Vec<RetryFacts>) {
+    let sig_role = |attrs: &[syn::Attribute], sig: &syn::Signature, outer: Role| {
+        let tool = crate::rust::syntax::has_attr(attrs, "tool") || crate::rust::syntax::has_attr(attrs, "prompt");
+        if tool || crate::rust::syntax::sig_mentions(sig, &["RoleServer"]) {
+            Role::Server
+        } else if crate::rust::syntax::sig_mentions(sig, &["RoleClient"]) {
+            Role::Client
+        } else {
+            outer
+        }
+    };
+    let gate = FileGate { mrtr: true };
+    let mut judge = |role: Role, sig: &syn::Signature, body: &syn::Block| {
+        if let Some(mut facts) = fn_facts(cx, sig, body, role, gate).filter(|r| r.walk.is_some()) {
+            let nested = facts.walk.as_mut().map(|w| std::mem::take(&mut w.macro_fns)).unwrap_or_default();
+            out.push(*facts);
+            out.extend(nested);
+        }
+    };
+    match item {
+        syn::Item::Fn(f) => judge(sig_role(&f.attrs, &f.sig, Role::Unknown), &f.sig, &f.block),
+        syn::Item::Impl(i) => {
+            let trait_ = i.trait_.as_ref().and_then(|(_, p, _)| p.segments.last()).map(|s| s.ident.to_string());
+            let outer = match trait_.as_deref() {
+                Some(t) if t.starts_with("ServerHandler") => Role::Server,
+                Some(t) if t.starts_with("ClientHandler") => Role::Client,
+                _ => Role::Unknown,
+            };
+            for it in &i.items {
+                if let syn::ImplItem::Fn(f) = it {
+                    judge(sig_role(&f.attrs, &f.sig, outer), &f.sig, &f.block);
+                }
+            }
+        }
+        syn::Item::Trait(t) => {
+            for it in &t.items {
+                if let syn::TraitItem::Fn(f) = it
+                    && let Some(body) = &f.default
+                {
+                    judge(sig_role(&f.attrs, &f.sig, Role::Unknown), &f.sig, body);
+                }
+            }
+        }
+        syn::Item::Mod(m) => {
+            for item in m.content.iter().flat_map(|(_, items)| items) {
+                loose_item(cx, item, out);
+            }
+        }
+        _ => {}
     }
 }
 

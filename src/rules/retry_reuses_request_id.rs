@@ -8,7 +8,9 @@
 //! calls; and, through the crate's calls, the attempts its helpers make for it
 //! (`CrateModel::retry_attempts`): a call of a helper that makes a parameter a request's `id`
 //! is a construction with that argument as its id, a call of a helper that sends a parameter is
-//! a send of that argument. This rule judges the reuse patterns on those attempts:
+//! a send of that argument. Trait default methods and functions declared in macro bodies, which
+//! the model does not hold as functions, are judged on their own attempts. This rule judges the
+//! reuse patterns on those attempts:
 //! 1. a request built in a loop that retries on `input_required`, whose id is a binding from before
 //!    the loop (never reassigned in it) or a literal; or two attempts built with the same binding or
 //!    literal id, an MRTR step between them;
@@ -27,8 +29,10 @@ use crate::context::Impact;
 use crate::cx::{CrateCx, Cx};
 use crate::json::JsonNode;
 use crate::json::jsonrpc::{MessageKind, Sender, TranscriptMessage, is_input_required_result};
-use crate::model::retries::{Attempts, Binding, Build, IdSource, Init, Loop, RetryWalk, SendEv, own_attempts, resolve};
-use crate::model::{CrateModel, FnId};
+use crate::model::retries::{
+    Attempts, Binding, Build, IdSource, Init, Loop, RetryFacts, RetryWalk, SendEv, own_attempts, resolve,
+};
+use crate::model::{CrateModel, FileId, FnId};
 use crate::rules::{Rule, RuleMeta};
 use crate::rust::loops::exclusive;
 use crate::rust::mrtr_mentions::MRTR_WORDS;
@@ -66,15 +70,24 @@ impl Rule for RetryReusesRequestId {
     }
 
     fn rust_crate(&self, cx: &mut CrateCx, model: &CrateModel) {
-        let judged = model.fn_ids().filter_map(|id| {
-            let walk = model.func(id).retry.as_ref()?.walk.as_ref()?;
-            Some((model.file_of(id), walk, model.retry_attempts(id, walk)))
-        });
-        // Trait default methods: their own attempts only.
-        let defaults = model.files.iter().enumerate().flat_map(|(file, f)| {
-            f.retry_defaults.iter().filter_map(move |r| r.walk.as_ref().map(|w| (file, w, own_attempts(w))))
-        });
-        for (file, walk, attempts) in judged.chain(defaults) {
+        let mut judged: Vec<(FileId, &RetryWalk, Attempts)> = Vec::new();
+        // Functions the model does not hold (trait default methods, functions in macro bodies):
+        // their own attempts only.
+        let mut loose: Vec<(FileId, &RetryFacts)> = Vec::new();
+        for id in model.fn_ids() {
+            let Some(walk) = model.func(id).retry.as_ref().and_then(|r| r.walk.as_ref()) else { continue };
+            loose.extend(walk.macro_fns.iter().map(|r| (model.file_of(id), r)));
+            judged.push((model.file_of(id), walk, model.retry_attempts(id, walk)));
+        }
+        for (file, f) in model.files.iter().enumerate() {
+            loose.extend(f.retry_defaults.iter().map(|r| (file, r)));
+        }
+        for (file, r) in loose {
+            if let Some(walk) = &r.walk {
+                judged.push((file, walk, own_attempts(walk)));
+            }
+        }
+        for (file, walk, attempts) in judged {
             for finding in judge(walk, &attempts) {
                 let mut message = finding.message;
                 if let Some(helper) = finding.via {
@@ -696,5 +709,32 @@ trait Caller {
 }
 "#;
         assert_eq!(findings(src), [(8, "id".to_owned())]);
+    }
+
+    #[test]
+    fn functions_declared_in_macro_bodies_are_judged() {
+        let src = r#"
+fn outer() {
+    suite! {
+        fn run(c: &Client) {
+            let id = 7;
+            loop {
+                let r = c.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call"}));
+                if r["result"]["resultType"] == "input_required" { continue; }
+                break;
+            }
+        }
+    }
+}
+suite! {
+    fn run(c: &Client) {
+        let r = c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call"}));
+        if r["result"]["resultType"] == "input_required" {
+            c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"inputResponses": {}}}));
+        }
+    }
+}
+"#;
+        assert_eq!(findings(src), [(7, "id".to_owned()), (18, "1".to_owned())]);
     }
 }

@@ -169,6 +169,9 @@ pub(crate) struct Walk<'c, 'a> {
     /// Locals the fn returns (`x`, `Ok(x)`, `return Some(x)`), with the offset of the mention.
     pub(crate) returned: Vec<(String, usize)>,
     pub(crate) calls: Vec<CallSite>,
+    /// The facts of the functions declared in its macro bodies that mention MRTR
+    /// (`model::retries::loose_item`).
+    pub(crate) macro_fns: Vec<super::RetryFacts>,
     /// The rule judges the fn (it mentions MRTR): everything is collected. Else only what the
     /// helper facts need (constructions, sends, calls, bindings), none of the loops and writes,
     /// and only the ranges of call arguments that may be an id.
@@ -249,6 +252,7 @@ impl<'c, 'a> Walk<'c, 'a> {
             sent_at: HashSet::new(),
             returned: Vec::new(),
             calls: Vec::new(),
+            macro_fns: Vec::new(),
             judged: false,
         }
     }
@@ -645,6 +649,16 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
             let args: Vec<&Expr> = exprs.iter().skip(1).collect();
             let range = self.cx.node_range(m);
             self.sink(&name, range, &args);
+        }
+        // Functions declared in the body are no function of the model: judged on their own.
+        if self.judged
+            && let MacroBody::Stmts(stmts) = &*body
+        {
+            for stmt in stmts {
+                if let syn::Stmt::Item(item) = stmt {
+                    super::loose_item(self.cx, item, &mut self.macro_fns);
+                }
+            }
         }
         body.visit(self);
     }
