@@ -194,8 +194,8 @@ pub(crate) struct CallSite {
 #[derive(Debug, Clone)]
 pub(crate) struct ArgFact {
     pub(crate) id: IdSource,
-    /// The argument (in a fn the rule does not judge, empty unless `id` is a binding, a literal or
-    /// a copy).
+    /// The argument; in a fn the rule does not judge, where only a binding is kept as `id`, an
+    /// empty range at the call's start (empty at 0 for any other argument).
     pub(crate) range: Range<usize>,
     pub(crate) text: String,
     /// `value_mentions` of the argument.
@@ -672,14 +672,17 @@ impl Walk<'_, '_> {
             .iter()
             .map(|a| {
                 let id = id_source(a);
-                // The argument's range (printed to tokens) only where it may be an id.
-                let (range, text) = match id {
-                    IdSource::Other if !self.judged => (0..0, String::new()),
-                    _ => {
+                // The argument's range (printed to tokens) only in a judged fn: a helper may make
+                // any argument a request's id. A helper's own facts need only the parameters its
+                // arguments name: an empty range at the call, where names resolve as in the argument.
+                let (id, (range, text)) = match id {
+                    _ if self.judged => {
                         let range = self.cx.node_range(a);
                         let text = self.cx.text(range.clone()).to_owned();
-                        (range, text)
+                        (id, (range, text))
                     }
+                    IdSource::Ident(_) => (id, (range.start..range.start, String::new())),
+                    _ => (IdSource::Other, (0..0, String::new())),
                 };
                 ArgFact { id, range, text, values: value_mentions(self.cx, a), param: None, value_params: 0 }
             })
