@@ -56,9 +56,10 @@ static META: RuleMeta = RuleMeta {
 };
 
 /// Words of a file with a request helper and no MRTR word (`fn call(&self, id: u64, method: &str,
-/// …) { json!({"jsonrpc": "2.0", "id": id, …}) }`): it joins the crate model where another file of
-/// its crate has MRTR words.
-const CRATE_WORDS: &[&str] = &["jsonrpc", "JsonRpc", "JSONRPC", "RpcRequest"];
+/// …) { json!({"jsonrpc": "2.0", "id": id, …}) }`, `JsonRpcRequest { id, method, … }`): it joins
+/// the crate model where another file of its crate has MRTR words. The `"jsonrpc"` key and request
+/// type names, not every `JsonRpc…` name: an SDK's files are full of those.
+const CRATE_WORDS: &[&str] = &["\"jsonrpc\"", "RpcRequest", "JSONRPCRequest", "JsonrpcRequest"];
 
 impl Rule for RetryReusesRequestId {
     fn meta(&self) -> &'static RuleMeta {
