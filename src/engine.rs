@@ -405,7 +405,11 @@ fn check_scanned(
     } else if !model_rules.is_empty() && file.kind() == FileKind::Rust {
         // The file feeds its crate's model: finished with the crate (`finish_crates`).
         let (crate_key, module) = contexts.crate_and_module(path);
-        let feed = ModelFeed { module, roots_in_crate: contexts.has_roots_words(path) };
+        let feed = ModelFeed {
+            module,
+            roots_in_crate: contexts.has_roots_words(path),
+            retries_in_crate: contexts.crate_selects(path, crate::model::retries::RULE),
+        };
         let (diagnostics, extents, facts) = analyse_file(&file, &crate_ctx, &active, role, &suppressions, Some(feed));
         match facts {
             Some(facts) => {
@@ -486,7 +490,11 @@ fn analyse(
     suppressions: &Suppressions,
 ) -> Vec<Diagnostic> {
     let model_rules: Vec<&'static dyn Rule> = rules.iter().copied().filter(|r| r.uses_model()).collect();
-    let feed = (!model_rules.is_empty()).then(|| ModelFeed { module: Vec::new(), roots_in_crate: true });
+    let feed = (!model_rules.is_empty()).then(|| ModelFeed {
+        module: Vec::new(),
+        roots_in_crate: true,
+        retries_in_crate: true,
+    });
     let (mut diagnostics, extents, facts) = analyse_file(file, crate_ctx, rules, role, suppressions, feed);
     if let Some(facts) = facts {
         let model = CrateModel::new(vec![facts]);
@@ -502,6 +510,8 @@ struct ModelFeed {
     module: Vec<String>,
     /// Whether some file of the crate has roots words (`model::extract::file_facts`).
     roots_in_crate: bool,
+    /// Whether some file of the crate selects `retry-reuses-request-id` by its MRTR words.
+    retries_in_crate: bool,
 }
 
 /// A file's per-file rules, and its facts for the crate model when `feed` is given and it is
@@ -649,7 +659,9 @@ fn check_rust(
         // What own-line suppressions cover, from the same tree (no second parse).
         extents = suppress::rust_extents(&parsed.file, parsed.base, anchors);
         // The crate model's facts, from the same tree too, while its spans exist.
-        facts = feed.map(|f| crate::model::extract::file_facts(&cx, &parsed.file, f.module, f.roots_in_crate));
+        facts = feed.map(|f| {
+            crate::model::extract::file_facts(&cx, &parsed.file, f.module, f.roots_in_crate, f.retries_in_crate)
+        });
         diagnostics.append(&mut cx.diagnostics);
     }
     // Spans live in a thread-local map that only grows; this file's are no longer needed.

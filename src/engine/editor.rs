@@ -21,15 +21,19 @@ use crate::suppress::Suppressions;
 /// When a file on disk was last seen: its length and modification time.
 type Stamp = (u64, Option<SystemTime>);
 
+/// What the crate's files say that decides a file's facts: whether some file has roots words, and
+/// whether the crate selects the retry rule (`ModelFeed`).
+type Flags = (bool, bool);
+
 /// A file of a document's crate, as last read.
 struct OtherFile {
     stamp: Stamp,
     file: Arc<SourceFile>,
     scan: Scan,
     crate_ctx: Arc<CrateContext>,
-    /// Its facts, extracted with the crate's roots flag (`None`: no model rule's word selects it,
-    /// or it does not parse).
-    facts: Option<(bool, FileFacts)>,
+    /// Its facts, extracted with the crate's flags (`None`: no model rule's word selects it, or it
+    /// does not parse).
+    facts: Option<(Flags, FileFacts)>,
 }
 
 /// The other files of the crates of checked documents, by path.
@@ -75,16 +79,18 @@ impl CrateFiles {
                 .iter()
                 .filter_map(|p| cache.get(p))
                 .any(|o| crate::model::roots::mentions_roots_words(&o.file.text));
+        let retries_in_crate = contexts.crate_selects(&file.path, crate::model::retries::RULE);
+        let flags = (roots_in_crate, retries_in_crate);
         for path in &others {
             if let Some(other) = cache.get_mut(path)
-                && other.facts.as_ref().is_none_or(|(roots, _)| *roots != roots_in_crate)
+                && other.facts.as_ref().is_none_or(|(seen, _)| *seen != flags)
             {
-                other.facts = facts_of(contexts, other, roots_in_crate).map(|f| (roots_in_crate, f));
+                other.facts = facts_of(contexts, other, flags).map(|f| (flags, f));
             }
         }
 
         let suppressions = Suppressions::scan(&file.text, file.kind());
-        let feed = ModelFeed { module, roots_in_crate };
+        let feed = ModelFeed { module, roots_in_crate, retries_in_crate };
         let (mut diagnostics, extents, facts) = analyse_file(file, crate_ctx, rules, role, &suppressions, Some(feed));
         if let Some(facts) = facts {
             // The model's files in path order, as `finish_crate` has them.
@@ -149,12 +155,16 @@ fn read_other(settings: &Settings, contexts: &CrateContexts, path: &Path, stamp:
 
 /// The facts of another file of the crate, when a model rule's words select it (as `check` feeds
 /// the model); no rule runs on it.
-fn facts_of(contexts: &CrateContexts, other: &OtherFile, roots_in_crate: bool) -> Option<FileFacts> {
+fn facts_of(
+    contexts: &CrateContexts,
+    other: &OtherFile,
+    (roots_in_crate, retries_in_crate): Flags,
+) -> Option<FileFacts> {
     let file = &*other.file;
     if other.scan.model_rules_for(&file.path, contexts).is_empty() {
         return None;
     }
     let module = contexts.crate_and_module(&file.path).1;
-    let feed = ModelFeed { module, roots_in_crate };
+    let feed = ModelFeed { module, roots_in_crate, retries_in_crate };
     analyse_file(file, &other.crate_ctx, &[], other.scan.role, &Suppressions::default(), Some(feed)).2
 }

@@ -31,12 +31,21 @@ const SERVER_IMPL_ATTRS: &[&str] = &["tool_router", "tool_handler", "prompt_rout
 
 /// `roots_in_crate`: whether some file of the crate has roots words (`roots::ROOTS_WORDS`). Where
 /// none has, no list of the crate is the client's roots, so no function's roots facts are kept
-/// (their walk is a large part of the facts' cost).
-pub fn file_facts(cx: &Cx, file: &syn::File, module: Vec<String>, roots_in_crate: bool) -> FileFacts {
+/// (their walk is a large part of the facts' cost). `retries_in_crate`: whether some file of the
+/// crate has MRTR words (`rust::mrtr_mentions::MRTR_WORDS`); where none has, no function's
+/// `retries` facts are kept.
+pub fn file_facts(
+    cx: &Cx,
+    file: &syn::File,
+    module: Vec<String>,
+    roots_in_crate: bool,
+    retries_in_crate: bool,
+) -> FileFacts {
     let state = super::request_state::file_state(cx);
     let out = FileFacts { module: module.clone(), role: cx.file_role, ..Default::default() };
     let roots = roots_in_crate.then(|| (super::roots::file_fields_seen(cx, file), super::roots::file_evidence(cx)));
-    let mut e = Extract { cx, out, state, roots };
+    let retries = retries_in_crate.then(|| super::retries::FileGate::of(cx));
+    let mut e = Extract { cx, out, state, roots, retries };
     e.items(&file.items, &module);
     e.out
 }
@@ -49,6 +58,8 @@ struct Extract<'c, 'a> {
     /// The file's `self` fields that hold roots, and whether it has roots words (`roots`); `None`
     /// where no file of the crate has roots words.
     roots: Option<(Vec<(String, super::flow::Elem)>, bool)>,
+    /// Where some file of the crate has MRTR words: what `retries::fn_facts` needs of this file.
+    retries: Option<super::retries::FileGate>,
 }
 
 /// The impl around a method: its index and role.
@@ -133,6 +144,9 @@ impl Extract<'_, '_> {
                 self.func(&f.attrs, &f.sig, &f.block, range, module, None);
             }
             _ => {}
+        }
+        if let Some(gate) = self.retries {
+            super::retries::loose_fns(self.cx, item, gate, &mut self.out.retry_defaults);
         }
     }
 
@@ -234,6 +248,7 @@ impl Extract<'_, '_> {
                 .and_then(|(fields, evidence)| super::roots::fn_facts(self.cx, sig, body, fields, *evidence)),
             // The same gate as the roots facts: no use of a parameter is roots where no file has them.
             param_dirs: if self.roots.is_some() { super::roots::param_dirs(sig, body) } else { (0, 0) },
+            retry: self.retries.and_then(|gate| super::retries::fn_facts(self.cx, sig, body, role, gate)),
         };
         let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new(), locals };
         body_walk.visit_block(body);

@@ -34,12 +34,21 @@
 //!   each function does with the state, which calls hand it to another function, and which
 //!   functions return it, bound back to their call sites.
 //! - client data kept from `initialize` (`init_stores`): the places `initialize` code stores it in;
-//!   and where one body's `peer_info()` value goes (`peer_info`, a walk on the parsing worker).
+//!   and where one body's `peer_info()` value goes (`peer_info`, a walk on the parsing worker);
+//! - request ids (`retries`, in crates with a file that has MRTR words): for each client (or
+//!   unknown-role) function that mentions MRTR, its attempts (request constructions with where
+//!   their id comes from, sends, retry loops, branches, writes to locals; a walk on the parsing
+//!   worker); for every other non-server function with parameters, which of them it makes the `id`
+//!   of a request it builds and which it sends whole, through the calls (`request_id_params`,
+//!   `sent_params`); and a function's attempts made through such helpers (`retry_attempts`);
+//!   trait default methods and functions in macro bodies that mention MRTR beside the functions
+//!   (`FileFacts::retry_defaults`), with their own attempts only.
 //!
 //! What it does not know (yet): types of locals and of method receivers other than `self` and its
 //! fields (a call `x.m()` on a local is not an edge), trait default methods, closures given to `tokio::spawn` as separate
 //! code, `Deref` targets, which key of a map an access uses, values returned by helpers other than
-//! the state, macro-generated items, `#[path]` modules, files of the crate that no model
+//! the state and a request built from an id parameter, a request id kept in a field or passed
+//! between helpers other than as a parameter, macro-generated items, `#[path]` modules, files of the crate that no model
 //! rule's trigger word selected, and which of `src/bin`, `examples/`, `tests/` are crate roots of
 //! their own (they are modules named after their path). What it cannot resolve stays unresolved:
 //! a name resolves to an item only through the module tree, never by its name alone.
@@ -51,6 +60,7 @@ pub mod init_stores;
 pub mod peer_info;
 pub mod request_state;
 pub mod requests;
+pub mod retries;
 pub mod roots;
 pub mod state;
 
@@ -98,6 +108,10 @@ pub struct FileFacts {
     pub globals: Vec<GlobalFact>,
     pub impls: Vec<ImplFact>,
     pub fns: Vec<FnFact>,
+    /// The retry facts of the functions that mention MRTR and are no function of the model (trait
+    /// default methods, functions in an item macro's body: `retries::loose_fns`): only the attempts
+    /// they make themselves.
+    pub retry_defaults: Vec<retries::RetryFacts>,
 }
 
 /// `use target as alias;` (or `use target;`, or `use target::*;` with `glob`), in `module`.
@@ -198,6 +212,9 @@ pub struct FnFact {
     pub request_method_params: u32,
     /// The client's roots in it (`roots::fn_facts`), if any.
     pub roots: Option<Box<roots::RootsFacts>>,
+    /// Its request ids: the helper facts and, where it mentions MRTR, its attempts
+    /// (`retries::fn_facts`); only in crates with MRTR words.
+    pub retry: Option<Box<retries::RetryFacts>>,
     /// Path parameters (bits as in `Origins::params`) the body uses as a working directory, and
     /// those it compares another path against (`roots::param_dirs`): what a root handed to the
     /// function becomes.
@@ -341,6 +358,8 @@ pub struct CrateModel {
     handlers: Vec<Handler>,
     /// `requests::request_method_params` of every function, computed on first use.
     method_params: OnceLock<Vec<u32>>,
+    /// `retries`' id and sent parameters of every function, computed on first use.
+    retry_bits: OnceLock<Vec<(u32, u32)>>,
     roots: OnceLock<roots::RootsFlow>,
 }
 
@@ -753,7 +772,7 @@ pub(crate) mod tests {
                 let file = crate::source::SourceFile::new(path.into(), path.to_string(), text.to_string());
                 let ctx = crate::context::CrateContext::default();
                 let cx = crate::cx::Cx::new(&file, &ctx, crate::cx::Origin::Rust);
-                let facts = extract::file_facts(&cx, &parsed.file, module_of(std::path::Path::new(path)), true);
+                let facts = extract::file_facts(&cx, &parsed.file, module_of(std::path::Path::new(path)), true, true);
                 proc_macro2::extra::invalidate_current_thread_spans();
                 facts
             })

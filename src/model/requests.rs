@@ -150,7 +150,7 @@ impl CrateModel {
     }
 
     /// `Type::method(value, …)` passes the receiver as the first argument.
-    fn receiver_offset(&self, call: &Callee, callee: FnId) -> usize {
+    pub(super) fn receiver_offset(&self, call: &Callee, callee: FnId) -> usize {
         usize::from(!call.has_receiver() && self.func(callee).has_self)
     }
 
@@ -170,34 +170,43 @@ impl CrateModel {
                 strings != 0 && f.calls.iter().any(|c| c.args.iter().any(|a| a.params & strings != 0))
             })
             .collect();
-        // Each round can only add bits, so a chain of n helpers settles within n rounds.
-        for _ in 0..32 {
-            let mut changed = false;
-            for &id in &passing {
-                let f = self.func(id);
-                let strings = string_params(&f.params);
-                let mut gained = bits[id.0 as usize];
-                for &(index, callee) in self.callees_of(id) {
-                    let call = &f.calls[index];
-                    let callee_bits = bits[callee.0 as usize];
-                    let offset = self.receiver_offset(&call.callee, callee);
-                    for (arg, origins) in call.args.iter().enumerate() {
-                        let Some(param) = arg.checked_sub(offset) else { continue };
-                        if param < 32 && callee_bits & (1 << param) != 0 {
-                            gained |= origins.params & strings;
-                        }
+        settle(&mut bits, &passing, |id, bits| {
+            let f = self.func(id);
+            let strings = string_params(&f.params);
+            let mut gained = bits[id.0 as usize];
+            for &(index, callee) in self.callees_of(id) {
+                let call = &f.calls[index];
+                let callee_bits = bits[callee.0 as usize];
+                let offset = self.receiver_offset(&call.callee, callee);
+                for (arg, origins) in call.args.iter().enumerate() {
+                    let Some(param) = arg.checked_sub(offset) else { continue };
+                    if param < 32 && callee_bits & (1 << param) != 0 {
+                        gained |= origins.params & strings;
                     }
                 }
-                if gained != bits[id.0 as usize] {
-                    bits[id.0 as usize] = gained;
-                    changed = true;
-                }
             }
-            if !changed {
-                break;
+            gained
+        });
+        bits
+    }
+}
+
+/// Per-function bits propagated through calls until nothing changes: `gain(id, bits)` is what
+/// `id` has given its callees' current bits, and it can only add to them, so a chain of n helpers
+/// settles within n rounds (at most 32 rounds are made).
+pub(super) fn settle<T: Copy + PartialEq>(bits: &mut [T], passing: &[FnId], gain: impl Fn(FnId, &[T]) -> T) {
+    for _ in 0..32 {
+        let mut changed = false;
+        for &id in passing {
+            let gained = gain(id, bits);
+            if gained != bits[id.0 as usize] {
+                bits[id.0 as usize] = gained;
+                changed = true;
             }
         }
-        bits
+        if !changed {
+            break;
+        }
     }
 }
 

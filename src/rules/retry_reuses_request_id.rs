@@ -1,10 +1,16 @@
 //! `retry-reuses-request-id`: an MRTR retry (the request re-sent after an `input_required` result)
 //! that carries the JSON-RPC id of the original request. MCP 2026-07-28 requires a new id.
 //!
-//! Rust: one walk of each client (or unknown-role) fn that mentions MRTR (`rust::mrtr_mentions`)
-//! collects request constructions (`json!` objects and struct literals with `id` + `method`, SDK-style
-//! `request(id, "tools/call", …)` calls), bindings, loops, branches, assignments and send-like calls
-//! (`rust::request_walk`); this rule judges the reuse patterns on what was collected:
+//! Rust: the rule asks the crate model (`model::retries`). For each client (or unknown-role) fn
+//! that mentions MRTR (`rust::mrtr_mentions`) the model keeps what one walk of it collected:
+//! request constructions (`json!` objects and struct literals with `id` + `method`, SDK-style
+//! `request(id, "tools/call", …)` calls), bindings, loops, branches, assignments and send-like
+//! calls; and, through the crate's calls, the attempts its helpers make for it
+//! (`CrateModel::retry_attempts`): a call of a helper that makes a parameter a request's `id`
+//! is a construction with that argument as its id, a call of a helper that sends a parameter is
+//! a send of that argument. Trait default methods and functions declared in macro bodies, which
+//! the model does not hold as functions, are judged on their own attempts. This rule judges the
+//! reuse patterns on those attempts:
 //! 1. a request built in a loop that retries on `input_required`, whose id is a binding from before
 //!    the loop (never reassigned in it) or a literal; or two attempts built with the same binding or
 //!    literal id, an MRTR step between them;
@@ -19,15 +25,17 @@
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
-use crate::context::{Impact, Role};
-use crate::cx::Cx;
+use crate::context::Impact;
+use crate::cx::{CrateCx, Cx};
 use crate::json::JsonNode;
 use crate::json::jsonrpc::{MessageKind, Sender, TranscriptMessage, is_input_required_result};
-use crate::rules::{FnRef, Rule, RuleMeta};
+use crate::model::retries::{
+    Attempts, Binding, Build, IdSource, Init, Loop, RetryFacts, RetryWalk, SendEv, own_attempts, resolve,
+};
+use crate::model::{CrateModel, FileId, FnId};
+use crate::rules::{Rule, RuleMeta};
 use crate::rust::loops::exclusive;
-use crate::rust::mrtr_mentions::{MRTR_WORDS, Mentions, mentions_mrtr_text};
-use crate::rust::request_walk::{Binding, Build, IdSource, Init, Loop, SendEv, Walk, resolve};
-use crate::rust::syntax::fn_text;
+use crate::rust::mrtr_mentions::MRTR_WORDS;
 
 pub struct RetryReusesRequestId;
 
@@ -37,8 +45,8 @@ and params plus `inputResponses` and the echoed `requestState`";
 static META: RuleMeta = RuleMeta {
     json_triggers: &[],
     mcp_triggers: &[],
-    crate_triggers: &[],
-    name: "retry-reuses-request-id",
+    crate_triggers: CRATE_WORDS,
+    name: crate::model::retries::RULE,
     summary: "An MRTR retry (after `input_required`) reuses the JSON-RPC id of the original request",
     impact: Impact::Violation,
     triggers: MRTR_WORDS,
@@ -47,30 +55,51 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/retry-reuses-request-id.md"),
 };
 
+/// Words of a file with a request helper and no MRTR word (`fn call(&self, id: u64, method: &str,
+/// …) { json!({"jsonrpc": "2.0", "id": id, …}) }`, `JsonRpcRequest { id, method, … }`): it joins
+/// the crate model where another file of its crate has MRTR words. The `"jsonrpc"` key and request
+/// type names, not every `JsonRpc…` name: an SDK's files are full of those.
+const CRATE_WORDS: &[&str] = &["\"jsonrpc\"", "RpcRequest", "JSONRPCRequest", "JsonrpcRequest"];
+
 impl Rule for RetryReusesRequestId {
     fn meta(&self) -> &'static RuleMeta {
         &META
     }
 
-    fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
-        // A server answers with the request's own id, which is right; only senders of requests retry.
-        if cx.role() == Role::Server {
-            return;
+    fn uses_model(&self) -> bool {
+        true
+    }
+
+    fn rust_crate(&self, cx: &mut CrateCx, model: &CrateModel) {
+        let mut judged: Vec<(FileId, &RetryWalk, Attempts)> = Vec::new();
+        // Functions the model does not hold (trait default methods, functions in macro bodies):
+        // their own attempts only.
+        let mut loose: Vec<(FileId, &RetryFacts)> = Vec::new();
+        for id in model.fn_ids() {
+            let Some(walk) = model.func(id).retry.as_ref().and_then(|r| r.walk.as_ref()) else { continue };
+            loose.extend(walk.macro_fns.iter().map(|r| (model.file_of(id), r)));
+            judged.push((model.file_of(id), walk, model.retry_attempts(id, walk)));
         }
-        // Every MRTR word in a token is in the function's source (`mentions` counts the same way).
-        if fn_text(cx, f.sig, f.body).is_some_and(|text| !mentions_mrtr_text(text)) {
-            return;
+        for (file, f) in model.files.iter().enumerate() {
+            loose.extend(f.retry_defaults.iter().map(|r| (file, r)));
         }
-        let mentions = Mentions::of_fn(cx, f);
-        if mentions.all.is_empty() {
-            return;
+        for (file, r) in loose {
+            if let Some(walk) = &r.walk {
+                judged.push((file, walk, own_attempts(walk)));
+            }
         }
-        let walk = Walk::of_fn(cx, f);
-        let findings = judge(&walk, &mentions);
-        for finding in findings {
-            let d = cx.report(&META, finding.range, finding.message, finding.label);
-            for (range, message) in finding.labels {
-                d.label(range, message);
+        for (file, walk, attempts) in judged {
+            for finding in judge(walk, &attempts) {
+                let mut message = finding.message;
+                if let Some(helper) = finding.via {
+                    let f = model.func(helper);
+                    let place = cx.place(model.file_of(helper), f.name_range.start);
+                    message.push_str(&format!(" (`{}` ({place}) makes this argument the request's id)", f.name));
+                }
+                let d = cx.report(&META, file, finding.range, message, finding.label);
+                for (range, message) in finding.labels {
+                    d.label(range, message);
+                }
             }
         }
     }
@@ -150,9 +179,12 @@ struct Finding {
     message: String,
     label: String,
     labels: Vec<(Range<usize>, String)>,
+    /// The helper that builds the request, for an attempt made through one.
+    via: Option<FnId>,
 }
 
-fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
+fn judge(walk: &RetryWalk, attempts: &Attempts) -> Vec<Finding> {
+    let mentions = &walk.mentions;
     let within = |list: &[usize], r: Range<usize>| {
         let i = list.partition_point(|&m| m < r.start);
         list.get(i).is_some_and(|&m| m < r.end)
@@ -169,7 +201,7 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
     let mut fired: HashSet<usize> = HashSet::new();
 
     // 1. Built inside an MRTR loop with an id that does not change between iterations.
-    for (bi, b) in walk.builds.iter().enumerate() {
+    for (bi, b) in attempts.builds.iter().enumerate() {
         let Some(&li) = b.loops.last() else { continue };
         let l = &walk.loops[li];
         if !retry_loop(l) {
@@ -215,11 +247,12 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
             _ => continue,
         };
         fired.insert(bi);
-        out.push(Finding { range: b.id_range.clone(), message, label: "same id on every attempt".into(), labels });
+        let label = "same id on every attempt".into();
+        out.push(Finding { range: b.id_range.clone(), message, label, labels, via: b.via });
     }
 
     // 1b. Two attempts built with the same binding or literal id, an MRTR step between them.
-    for (bi, b) in walk.builds.iter().enumerate() {
+    for (bi, b) in attempts.builds.iter().enumerate() {
         if fired.contains(&bi) {
             continue;
         }
@@ -236,7 +269,10 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
             }
             _ => false,
         };
-        let first = walk.builds[..bi].iter().find(|a| {
+        // Earlier in the walk, or made through a helper (those come after the fn's own).
+        let own = attempts.own_builds;
+        let earlier = attempts.builds.iter().enumerate().filter(|(ai, _)| *ai < bi || (bi < own && *ai >= own));
+        let first = earlier.map(|(_, a)| a).find(|a| {
             a.container.end <= b.container.start
                 && same(a)
                 && (a.method.is_none() || b.method.is_none() || a.method == b.method)
@@ -254,12 +290,13 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
                 ),
                 label: "same id as the first attempt".into(),
                 labels: vec![(a.id_range.clone(), "first attempt sent with this id".into())],
+                via: b.via,
             });
         }
     }
 
     // 2. The id copied from another request.
-    for (bi, b) in walk.builds.iter().enumerate() {
+    for (bi, b) in attempts.builds.iter().enumerate() {
         if fired.contains(&bi) {
             continue;
         }
@@ -303,15 +340,22 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
             ),
             label: "id of the original request".into(),
             labels,
+            via: b.via,
         });
     }
 
     // 3. One request value sent again. Sends are grouped by the construction they carry.
+    // The construction a binding holds: its own, or one a helper built (`let m = envelope(id, …)`).
+    let built = |init: &Init| match init {
+        Init::Family(i) => Some(*i),
+        Init::Call(range) => attempts.builds.iter().position(|b| b.via.is_some() && b.container == *range),
+        _ => None,
+    };
     let family = |s: &SendEv| -> Option<(&Binding, Option<usize>)> {
         let b = resolve(&walk.bindings, &s.ident, s.at)?;
-        match b.init {
-            Init::Family(i) => Some((b, Some(i))),
-            Init::CloneOfParam { .. } => Some((b, None)),
+        match (&b.init, built(&b.init)) {
+            (_, Some(i)) => Some((b, Some(i))),
+            (Init::CloneOfParam { .. }, _) => Some((b, None)),
             _ => None,
         }
     };
@@ -319,15 +363,15 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
         walk.writes.iter().any(|w| (w.whole || w.id) && range.contains(&w.at) && ident_of(&w.ident, w.at))
     };
     let mut families_fired: HashSet<usize> = fired.clone();
-    for (si, s) in walk.sends.iter().enumerate() {
+    for (si, s) in attempts.sends.iter().enumerate() {
         let Some((binding, build)) = family(s) else { continue };
         if build.is_some_and(|i| families_fired.contains(&i)) {
             continue;
         }
         // A write to this binding, or (for a family) any binding of the same family.
         let same_family = |ident: &str, at: usize| match resolve(&walk.bindings, ident, at) {
-            Some(b) => match (&b.init, build) {
-                (Init::Family(i), Some(j)) => *i == j,
+            Some(b) => match (built(&b.init), build) {
+                (Some(i), Some(j)) => i == j,
                 _ => std::ptr::eq(b, binding),
             },
             None => false,
@@ -349,11 +393,12 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
                 ),
                 label: "sent again with its original id".into(),
                 labels: vec![(l.keyword.clone(), "retried by this loop".into())],
+                via: None,
             });
         }
         if hit.is_none() {
             // Straight-line: an earlier send of the same value, an MRTR step between, no new id.
-            let prev = walk.sends[..si].iter().find(|p| {
+            let prev = attempts.sends[..si].iter().find(|p| {
                 family(p).is_some_and(|(pb, pbuild)| match (pbuild, build) {
                     (Some(i), Some(j)) => i == j,
                     _ => std::ptr::eq(pb, binding),
@@ -371,11 +416,12 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
                     ),
                     label: "sent again with its original id".into(),
                     labels: vec![(p.range.clone(), format!("first sent here (`{}`)", p.name))],
+                    via: None,
                 });
             }
         }
         if let Some(mut f) = hit {
-            match build.map(|i| &walk.builds[i]) {
+            match build.map(|i| &attempts.builds[i]) {
                 Some(b) => f.labels.push((b.id_range.clone(), "id set once here".into())),
                 None => f.labels.push((binding.range.clone(), "a copy of the original request".into())),
             }
@@ -398,7 +444,7 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
         // Only a copy that becomes the retry: given `inputResponses`/`requestState`, sent, or returned
         // (not one kept aside, say in a map of pending requests).
         let made_retry = walk.writes.iter().any(|w| w.mrtr && w.at >= b.visible_from && is_b(&w.ident, w.at))
-            || walk.sends.iter().any(|s| is_b(&s.ident, s.at))
+            || attempts.sends.iter().any(|s| is_b(&s.ident, s.at))
             || walk.returned.iter().any(|(ident, at)| is_b(ident, *at));
         let reported = out.iter().any(|f| f.labels.iter().any(|(r, _)| *r == b.range));
         if written_id || reported || !made_retry || !has_retry_word(b.visible_from..usize::MAX) {
@@ -413,6 +459,7 @@ fn judge(walk: &Walk, mentions: &Mentions) -> Vec<Finding> {
             ),
             label: "copied with the original id".into(),
             labels: vec![(b.range.clone(), "never given a new id".into())],
+            via: None,
         });
     }
 
@@ -620,5 +667,75 @@ fn call(client: &Client) -> Value {
 }
 "#;
         assert_eq!(findings(src), [(6, "id".to_owned())]);
+    }
+
+    #[test]
+    fn helper_that_takes_the_id_is_an_attempt_and_one_that_mints_it_is_fresh() {
+        let src = r#"
+fn wrap(n: u64, method: &str, p: Value) -> Value { json!({"jsonrpc": "2.0", "id": n, "method": method, "params": p}) }
+impl C {
+    fn fresh(&mut self, method: &str, p: Value) -> Value { let n = self.mint(); self.pipe.send(wrap(n, method, p)) }
+    fn run(&mut self) -> Value {
+        let n = self.mint();
+        loop {
+            let r = self.pipe.send(wrap(n, "tools/call", json!({})));
+            if r["result"]["resultType"] != "input_required" { return r; }
+        }
+    }
+    fn run_fresh(&mut self) -> Value {
+        loop {
+            let r = self.fresh("tools/call", json!({}));
+            if r["result"]["resultType"] != "input_required" { return r; }
+        }
+    }
+}
+"#;
+        assert_eq!(findings(src), [(8, "n".to_owned())]);
+    }
+
+    #[test]
+    fn trait_default_methods_are_judged() {
+        let src = r#"
+trait Caller {
+    fn send(&self, v: Value) -> Value;
+    fn call_tool(&self, name: &str) -> Value {
+        let id = 3;
+        let mut params = json!({"name": name});
+        loop {
+            let r = self.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}));
+            if r["result"]["resultType"] != "input_required" { return r; }
+            params["inputResponses"] = json!({});
+        }
+    }
+}
+"#;
+        assert_eq!(findings(src), [(8, "id".to_owned())]);
+    }
+
+    #[test]
+    fn functions_declared_in_macro_bodies_are_judged() {
+        let src = r#"
+fn outer() {
+    suite! {
+        fn run(c: &Client) {
+            let id = 7;
+            loop {
+                let r = c.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call"}));
+                if r["result"]["resultType"] == "input_required" { continue; }
+                break;
+            }
+        }
+    }
+}
+suite! {
+    fn run(c: &Client) {
+        let r = c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call"}));
+        if r["result"]["resultType"] == "input_required" {
+            c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"inputResponses": {}}}));
+        }
+    }
+}
+"#;
+        assert_eq!(findings(src), [(7, "id".to_owned()), (18, "1".to_owned())]);
     }
 }

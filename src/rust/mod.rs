@@ -8,7 +8,6 @@ pub mod mrtr_mentions;
 pub mod parse;
 pub mod recover;
 pub mod rejects;
-pub mod request_walk;
 pub mod requests;
 pub mod simple_exprs;
 pub mod syntax;

@@ -10,7 +10,6 @@ use syn::{Expr, Lit};
 
 use crate::cx::Cx;
 use crate::prefilter::mentions;
-use crate::rules::FnRef;
 
 /// Words that say code or a transcript deals with MRTR. Every finding needs one (Rust: in the fn,
 /// and in the loop or between the attempts; JSON: the `input_required` result or the retry's params).
@@ -39,7 +38,7 @@ pub(crate) const RETRY_WORDS: &[&str] =
     &["inputResponses", "input_responses", "InputResponses", "requestState", "request_state", "RequestState"];
 
 /// Where a fn mentions MRTR (offsets of identifiers and literals).
-#[derive(Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Mentions {
     /// Any MRTR word.
     pub(crate) all: Vec<usize>,
@@ -49,10 +48,10 @@ pub(crate) struct Mentions {
 
 impl Mentions {
     /// The MRTR mentions in a fn's tokens (its signature and body, nested items included), sorted.
-    pub(crate) fn of_fn(cx: &Cx, f: &FnRef) -> Mentions {
+    pub(crate) fn of_fn(cx: &Cx, sig: &syn::Signature, body: &syn::Block) -> Mentions {
         let mut scan = MentionScan { cx, out: Mentions::default(), text: String::new() };
-        scan.visit_signature(f.sig);
-        scan.visit_block(f.body);
+        scan.visit_signature(sig);
+        scan.visit_block(body);
         let mut out = scan.out;
         // A shorthand field (`Request { id }`) is one token that the tree holds twice.
         for offsets in [&mut out.all, &mut out.retry] {
@@ -61,18 +60,18 @@ impl Mentions {
         }
         #[cfg(debug_assertions)]
         {
-            let printed = Mentions::printed(cx, f);
-            assert_eq!((&out.all, &out.retry), (&printed.all, &printed.retry), "{}", f.sig.ident);
+            let printed = Mentions::printed(cx, sig, body);
+            assert_eq!((&out.all, &out.retry), (&printed.all, &printed.retry), "{}", sig.ident);
         }
         out
     }
 
     /// The same from the fn printed to tokens: what `of_fn` must equal (checked in debug builds).
     #[cfg(debug_assertions)]
-    fn printed(cx: &Cx, f: &FnRef) -> Mentions {
+    fn printed(cx: &Cx, sig: &syn::Signature, body: &syn::Block) -> Mentions {
         let mut out = Mentions::default();
-        mrtr_mentions(cx, &f.sig.to_token_stream(), &mut out);
-        mrtr_mentions(cx, &f.body.to_token_stream(), &mut out);
+        mrtr_mentions(cx, &sig.to_token_stream(), &mut out);
+        mrtr_mentions(cx, &body.to_token_stream(), &mut out);
         out.all.sort_unstable();
         out.retry.sort_unstable();
         out

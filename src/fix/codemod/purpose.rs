@@ -54,7 +54,7 @@ impl Purposes {
             let relative = crate_dir.and_then(|d| f.path.strip_prefix(d).ok()).unwrap_or(&f.path);
             let module = crate::model::module_of(relative);
             model_file[i] = Some(facts.len());
-            facts.push(crate::model::extract::file_facts(&cx, &p.ast, module, true));
+            facts.push(crate::model::extract::file_facts(&cx, &p.ast, module, true, false));
         }
         let model = CrateModel::new(facts);
         let ids = index

@@ -1,8 +1,10 @@
-//! One walk of a fn body that collects what a JSON-RPC request retry analysis needs: request
-//! constructions (`json!` objects and struct literals with `id` + `method`, SDK-style
-//! `request(id, "tools/call", …)` calls) with where their id comes from, bindings with ranges and
-//! what they were initialized from, loops (and whether they go round again on `input_required`),
-//! `if`/`match` arms, writes to locals, send-like calls and returned locals. It judges nothing:
+//! One walk of a fn body, on the worker that parsed it, that collects what the retry facts
+//! (`model::retries`) need: request constructions (`json!` objects and struct literals with `id` +
+//! `method`, SDK-style `request(id, "tools/call", …)` calls) with where their id comes from,
+//! bindings with ranges and what they were initialized from, loops (and whether they go round
+//! again on `input_required`), `if`/`match` arms, writes to locals, send-like calls, calls of the
+//! crate's functions (`self.m(..)`, `f(..)`: what each argument is, as an id and as a value) and
+//! returned locals. Everything it keeps is owned (no syn node). It judges nothing:
 //! `retry-reuses-request-id` decides which of these make a retry reuse an id.
 
 use std::collections::HashSet;
@@ -15,13 +17,14 @@ use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
 use syn::{Expr, Lit, Member};
 
+use super::super::extract::call_range;
+use super::super::{FnId, handlers};
 use crate::cx::Cx;
 use crate::json::{self, JsonKind, JsonNode};
-use crate::rules::FnRef;
 use crate::rust::loops::{loop_range, pat_idents, root_ident, start_of, strip_deref, strip_pat, strip_value};
 use crate::rust::macro_body::MacroBody;
 use crate::rust::mrtr_mentions::mentions_mrtr;
-use crate::rust::syntax::{last_ident, str_value, tokens_mention};
+use crate::rust::syntax::{is_self, last_ident, str_value, tokens_mention};
 
 /// Calls and methods that send a message (or attach it as the body of one: reqwest's `.json(&req)`).
 pub(crate) const SINKS: &[&str] = &[
@@ -65,7 +68,7 @@ pub(crate) enum IdSource {
     Other,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Build {
     pub(crate) id: IdSource,
     /// The id expression (for `..base`: the update syntax).
@@ -77,13 +80,18 @@ pub(crate) struct Build {
     pub(crate) container: Range<usize>,
     pub(crate) loops: Vec<usize>,
     pub(crate) branches: Vec<(usize, usize)>,
+    /// Built by a function of the crate this fn calls (`CrateModel::retry_attempts`), whose
+    /// parameter the id argument becomes.
+    pub(crate) via: Option<FnId>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum Init {
-    /// A fn parameter; `request_typed` when its type is a JSON-RPC request.
+    /// A fn parameter (the `index`-th after `self`); `request_typed` when its type is a JSON-RPC
+    /// request.
     Param {
         request_typed: bool,
+        index: usize,
     },
     /// `let x = <request construction>` (index into `builds`), or a clone of such a binding.
     Family(usize),
@@ -91,12 +99,16 @@ pub(crate) enum Init {
     CloneOfParam {
         clone_range: Range<usize>,
     },
+    /// `let x = helper(..)` (or a clone of such a binding): the call's range, as its `CallSite`'s.
+    /// It is a construction when the helper makes a parameter the request's id
+    /// (`CrateModel::retry_attempts`).
+    Call(Range<usize>),
     /// `let id = original.id.clone()`.
     CopiedId,
     Other,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Binding {
     pub(crate) name: String,
     pub(crate) range: Range<usize>,
@@ -105,7 +117,7 @@ pub(crate) struct Binding {
     pub(crate) init: Init,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Loop {
     pub(crate) range: Range<usize>,
     pub(crate) keyword: Range<usize>,
@@ -118,7 +130,7 @@ pub(crate) struct Loop {
 }
 
 /// A send-like call that passes a local value.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct SendEv {
     pub(crate) range: Range<usize>,
     pub(crate) name: String,
@@ -130,7 +142,7 @@ pub(crate) struct SendEv {
 }
 
 /// A write to a local: `x = …`, `x += 1`, `req["id"] = …`, `req.set_id(…)`, `&mut x`.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Write {
     pub(crate) ident: String,
     pub(crate) at: usize,
@@ -156,31 +168,71 @@ pub(crate) struct Walk<'c, 'a> {
     sent_at: HashSet<usize>,
     /// Locals the fn returns (`x`, `Ok(x)`, `return Some(x)`), with the offset of the mention.
     pub(crate) returned: Vec<(String, usize)>,
+    pub(crate) calls: Vec<CallSite>,
+    /// The facts of the functions declared in its macro bodies that mention MRTR
+    /// (`model::retries::loose_item`).
+    pub(crate) macro_fns: Vec<super::RetryFacts>,
+    /// The rule judges the fn (it mentions MRTR): everything is collected. Else only what the
+    /// helper facts need (constructions, sends, calls, bindings), none of the loops and writes,
+    /// and only the ranges of call arguments that may be an id.
+    judged: bool,
+}
+
+/// A call of what may be a function of the crate (`self.m(..)`, `f(..)`, `Type::f(..)`), ranged
+/// as the model's `CallFact` of the same call, so the two are matched by range.
+#[derive(Debug, Clone)]
+pub(crate) struct CallSite {
+    pub(crate) range: Range<usize>,
+    pub(crate) args: Vec<ArgFact>,
+    /// The first argument that is an MRTR method literal (`"tools/call"`).
+    pub(crate) method: Option<String>,
+    pub(crate) loops: Vec<usize>,
+    pub(crate) branches: Vec<(usize, usize)>,
+}
+
+/// One argument of a `CallSite`: where it would take an id from, and the locals it passes whole.
+#[derive(Debug, Clone)]
+pub(crate) struct ArgFact {
+    pub(crate) id: IdSource,
+    /// The argument; in a fn the rule does not judge, where only a binding is kept as `id`, an
+    /// empty range at the call's start (empty at 0 for any other argument).
+    pub(crate) range: Range<usize>,
+    pub(crate) text: String,
+    /// `value_mentions` of the argument.
+    pub(crate) values: Vec<(String, usize)>,
+    /// The parameter of the calling fn that `id` names, if it is one (`model::retries::fn_facts`).
+    pub(crate) param: Option<usize>,
+    /// The parameters (bits) among `values`.
+    pub(crate) value_params: u32,
 }
 
 impl<'c, 'a> Walk<'c, 'a> {
     /// Walks one fn: its parameters (bindings; JSON-RPC-request-typed ones noted), its body, and
     /// the locals its tail expression returns.
-    pub(crate) fn of_fn(cx: &'c Cx<'a>, f: &FnRef) -> Self {
+    pub(crate) fn of_fn(cx: &'c Cx<'a>, sig: &syn::Signature, body: &syn::Block, judged: bool) -> Self {
         let mut walk = Walk::new(cx);
-        for input in &f.sig.inputs {
-            if let syn::FnArg::Typed(t) = input {
-                let ty = match &*t.ty {
-                    syn::Type::Reference(r) => &*r.elem,
-                    other => other,
-                };
-                let request_typed = match ty {
-                    syn::Type::Path(p) => last_ident(&p.path).is_some_and(|n| is_rpc_request_name(&n)),
-                    _ => false,
-                };
-                for (name, range) in pat_idents(cx, &t.pat) {
-                    let visible_from = range.end;
-                    walk.bindings.push(Binding { name, range, visible_from, init: Init::Param { request_typed } });
-                }
+        walk.judged = judged;
+        let typed = sig.inputs.iter().filter_map(|i| match i {
+            syn::FnArg::Typed(t) => Some(t),
+            syn::FnArg::Receiver(_) => None,
+        });
+        for (index, t) in typed.enumerate() {
+            let ty = match &*t.ty {
+                syn::Type::Reference(r) => &*r.elem,
+                other => other,
+            };
+            let request_typed = match ty {
+                syn::Type::Path(p) => last_ident(&p.path).is_some_and(|n| is_rpc_request_name(&n)),
+                _ => false,
+            };
+            for (name, range) in pat_idents(cx, &t.pat) {
+                let visible_from = range.end;
+                let init = Init::Param { request_typed, index };
+                walk.bindings.push(Binding { name, range, visible_from, init });
             }
         }
-        walk.visit_block(f.body);
-        if let Some(syn::Stmt::Expr(tail, None)) = f.body.stmts.last() {
+        walk.visit_block(body);
+        if let Some(syn::Stmt::Expr(tail, None)) = body.stmts.last() {
             walk.returns(tail);
         }
         walk
@@ -199,6 +251,9 @@ impl<'c, 'a> Walk<'c, 'a> {
             writes: Vec::new(),
             sent_at: HashSet::new(),
             returned: Vec::new(),
+            calls: Vec::new(),
+            macro_fns: Vec::new(),
+            judged: false,
         }
     }
 
@@ -250,6 +305,7 @@ impl<'c, 'a> Walk<'c, 'a> {
             container,
             loops: self.loop_stack.clone(),
             branches: self.branch_stack.clone(),
+            via: None,
         });
     }
 
@@ -293,6 +349,7 @@ impl<'c, 'a> Walk<'c, 'a> {
                 container,
                 loops: self.loop_stack.clone(),
                 branches: self.branch_stack.clone(),
+                via: None,
             });
         }
         for tokens in exprs {
@@ -337,6 +394,9 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 
     fn visit_expr_loop(&mut self, e: &'ast syn::ExprLoop) {
+        if !self.judged {
+            return visit::visit_expr_loop(self, e);
+        }
         let range = loop_range(self.cx, &e.attrs, &e.label, e.loop_token.span, &e.body);
         debug_assert_eq!(range, self.cx.node_range(e));
         let kw = self.cx.span_range(e.loop_token.span);
@@ -344,6 +404,9 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
     }
 
     fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
+        if !self.judged {
+            return visit::visit_expr_while(self, e);
+        }
         let range = loop_range(self.cx, &e.attrs, &e.label, e.while_token.span, &e.body);
         debug_assert_eq!(range, self.cx.node_range(e));
         let kw = self.cx.span_range(e.while_token.span);
@@ -352,6 +415,9 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
     }
 
     fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
+        if !self.judged {
+            return visit::visit_expr_for_loop(self, e);
+        }
         let range = loop_range(self.cx, &e.attrs, &e.label, e.for_token.span, &e.body);
         debug_assert_eq!(range, self.cx.node_range(e));
         let kw = self.cx.span_range(e.for_token.span);
@@ -364,6 +430,9 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
     }
 
     fn visit_expr_continue(&mut self, e: &'ast syn::ExprContinue) {
+        if !self.judged {
+            return;
+        }
         let at = self.cx.node_range(e).start;
         let target = match &e.label {
             Some(l) => {
@@ -385,7 +454,7 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
             Expr::Unary(u) => matches!(u.op, syn::UnOp::Not(_)),
             _ => false,
         };
-        if negated && mentions_mrtr(&e.cond.to_token_stream()) {
+        if self.judged && negated && mentions_mrtr(&e.cond.to_token_stream()) {
             let then = e.then_branch.to_token_stream();
             if (tokens_mention(&then, "return") || tokens_mention(&then, "break"))
                 && let Some(&i) = self.loop_stack.last()
@@ -426,7 +495,7 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
         let simple = idents.len() == 1 && matches!(strip_pat(&l.pat), syn::Pat::Ident(_));
         for (name, range) in idents {
             let init = match &l.init {
-                Some(init) if simple => self.init_of(&init.expr, builds_before, range.start),
+                Some(init) if simple && self.judged => self.init_of(&init.expr, builds_before, range.start),
                 _ => Init::Other,
             };
             self.bindings.push(Binding { name, range, visible_from, init });
@@ -447,6 +516,9 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
     }
 
     fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
+        if !self.judged {
+            return visit::visit_expr_assign(self, e);
+        }
         let tokens = e.to_token_stream();
         let at = start_of(self.cx, &tokens);
         debug_assert_eq!(at, self.cx.node_range(e).start);
@@ -455,7 +527,7 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
     }
 
     fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
-        if crate::model::state::is_compound_assign(&e.op) {
+        if self.judged && crate::model::state::is_compound_assign(&e.op) {
             let tokens = e.to_token_stream();
             let at = start_of(self.cx, &tokens);
             debug_assert_eq!(at, self.cx.node_range(e).start);
@@ -465,7 +537,7 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
     }
 
     fn visit_expr_reference(&mut self, e: &'ast syn::ExprReference) {
-        if e.mutability.is_some() {
+        if self.judged && e.mutability.is_some() {
             let at = self.cx.node_range(e).start;
             self.write(&e.expr, at, true, &TokenStream::new());
         }
@@ -474,21 +546,31 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
 
     fn visit_expr_method_call(&mut self, e: &'ast syn::ExprMethodCall) {
         let name = e.method.to_string();
-        let range = self.cx.join(e.method.span(), e.paren_token.span.close());
         // `req.set_id(…)`, `req.as_object_mut().unwrap().insert("id".into(), …)`: a new id.
         let inserts_id = matches!(name.as_str(), "insert" | "entry")
             && e.args.first().and_then(|a| str_value(self.cx, a)).is_some_and(|(v, _)| v == "id");
         let sets_id = (name.starts_with("set_") && name.contains("id")) || inserts_id;
         // Other mutations only matter for what they add (`params.insert("inputResponses", …)`).
         let mutates = name.starts_with("set_") || matches!(name.as_str(), "insert" | "entry" | "extend" | "push");
-        if sets_id || mutates {
+        let writes = self.judged && (sets_id || mutates);
+        // A method of `self` or of one of its fields (`self.wire.send(..)`): the model's call edge.
+        let on_self = is_self(&e.receiver) || crate::model::flow::self_path(&e.receiver).is_some();
+        let sink = SINKS.contains(&name.as_str());
+        if !(writes || on_self || sink) {
+            return visit::visit_expr_method_call(self, e);
+        }
+        let range = self.cx.join(e.method.span(), e.paren_token.span.close());
+        if writes {
             let at = range.start;
             self.write(&e.receiver, at, false, &e.args.to_token_stream());
             if let Some(w) = self.writes.last_mut() {
                 w.id = sets_id;
             }
         }
-        if SINKS.contains(&name.as_str()) {
+        if on_self {
+            self.call_site(range.clone(), &e.args);
+        }
+        if sink {
             let args: Vec<&Expr> = e.args.iter().collect();
             self.sink(&name, range.clone(), &args);
             self.sdk_request(&e.args, range);
@@ -500,6 +582,11 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
         if let Expr::Path(p) = &*e.func
             && let Some(name) = last_ident(&p.path)
         {
+            // `Ok(..)`, `Some(..)`, `Wrapper(..)`: constructors, not functions (as `model::extract`).
+            let constructor = p.path.segments.len() == 1 && name.starts_with(|c: char| c.is_ascii_uppercase());
+            if p.qself.is_none() && !constructor {
+                self.call_site(call_range(self.cx, e, p), &e.args);
+            }
             let sink = SINKS.contains(&name.as_str());
             let request_ctor = || p.path.segments.iter().any(|s| s.ident.to_string().contains("Request"));
             // The call's range (printed to tokens) only for the calls that need it.
@@ -543,6 +630,7 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
                     container: range,
                     loops: self.loop_stack.clone(),
                     branches: self.branch_stack.clone(),
+                    via: None,
                 });
             }
             _ => {}
@@ -564,11 +652,54 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
             let range = self.cx.node_range(m);
             self.sink(&name, range, &args);
         }
+        // Functions declared in the body are no function of the model: judged on their own.
+        if self.judged
+            && let MacroBody::Stmts(stmts) = &*body
+        {
+            for stmt in stmts {
+                if let syn::Stmt::Item(item) = stmt {
+                    super::loose_item(self.cx, item, &mut self.macro_fns);
+                }
+            }
+        }
         body.visit(self);
     }
 }
 
 impl Walk<'_, '_> {
+    /// A call of what may be a function of the crate, kept when an argument may be an id or a
+    /// value the callee sends.
+    fn call_site(&mut self, range: Range<usize>, args: &Punctuated<Expr, syn::Token![,]>) {
+        let args: Vec<ArgFact> = args
+            .iter()
+            .map(|a| {
+                let id = id_source(a);
+                // The argument's range (printed to tokens) only in a judged fn: a helper may make
+                // any argument a request's id. A helper's own facts need only the parameters its
+                // arguments name: an empty range at the call, where names resolve as in the argument.
+                let (id, (range, text)) = match id {
+                    _ if self.judged => {
+                        let range = self.cx.node_range(a);
+                        let text = self.cx.text(range.clone()).to_owned();
+                        (id, (range, text))
+                    }
+                    IdSource::Ident(_) => (id, (range.start..range.start, String::new())),
+                    _ => (IdSource::Other, (0..0, String::new())),
+                };
+                ArgFact { id, range, text, values: value_mentions(self.cx, a), param: None, value_params: 0 }
+            })
+            .collect();
+        if args.iter().all(|a| matches!(a.id, IdSource::Other) && a.values.is_empty()) {
+            return;
+        }
+        let method = args.iter().find_map(|a| match &a.id {
+            IdSource::Literal(key) => key.strip_prefix("s:").filter(|m| handlers::is_mcp_method(m)).map(str::to_owned),
+            _ => None,
+        });
+        let (loops, branches) = (self.loop_stack.clone(), self.branch_stack.clone());
+        self.calls.push(CallSite { range, args, method, loops, branches });
+    }
+
     /// SDK-style `client.request(id, "tools/call", params)` / `JsonRpcRequest::new(id, "tools/call", …)`:
     /// an explicit id argument first, an MRTR method literal second.
     fn sdk_request(&mut self, args: &Punctuated<Expr, syn::Token![,]>, range: Range<usize>) {
@@ -598,13 +729,29 @@ impl Walk<'_, '_> {
                 return Init::Family(i);
             }
         }
+        let site = match value {
+            Expr::Call(c) => match &*c.func {
+                Expr::Path(p) => Some(call_range(self.cx, c, p)),
+                _ => None,
+            },
+            Expr::MethodCall(m) if is_self(&m.receiver) => {
+                Some(self.cx.join(m.method.span(), m.paren_token.span.close()))
+            }
+            _ => None,
+        };
+        if let Some(range) = site
+            && self.calls.iter().any(|c| c.range == range)
+        {
+            return Init::Call(range);
+        }
         if let Expr::Path(p) = value
             && let Some(ident) = p.path.get_ident()
             && let Some(b) = resolve(&self.bindings, &ident.to_string(), at)
         {
-            return match b.init {
-                Init::Family(i) => Init::Family(i),
-                Init::Param { request_typed: true } => Init::CloneOfParam { clone_range: self.cx.node_range(init) },
+            return match &b.init {
+                Init::Family(i) => Init::Family(*i),
+                Init::Call(range) => Init::Call(range.clone()),
+                Init::Param { request_typed: true, .. } => Init::CloneOfParam { clone_range: self.cx.node_range(init) },
                 _ => Init::Other,
             };
         }
