@@ -52,6 +52,7 @@ pub mod request_state;
 pub mod requests;
 pub mod roots;
 pub mod state;
+pub mod uri_cuts;
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
@@ -201,6 +202,9 @@ pub struct FnFact {
     /// those it compares another path against (`roots::param_dirs`): what a root handed to the
     /// function becomes.
     pub param_dirs: (u32, u32),
+    /// Which parameters reach a cut of a `file://` scheme, and which calls they are handed to
+    /// (`uri_cuts::fn_facts`), if any; kept where the roots facts are.
+    pub uri_cuts: Option<Box<uri_cuts::UriCutFacts>>,
 }
 
 #[derive(Debug, Clone)]
@@ -420,6 +424,20 @@ impl CrateModel {
         }
         let (ty, module) = prefix.split_last()?;
         self.methods.get(&(key(module, ty), name.to_string())).and_then(|v| v.first()).copied()
+    }
+
+    /// The one struct or enum of the model named `name` (last segment), if exactly one is: for a
+    /// type whose `use` goes through a module the model has no file of (a re-export in a file no
+    /// rule's word selected).
+    pub fn unique_type_named(&self, name: &str) -> Option<TypeKey> {
+        let mut found = self.types.keys().filter(|k| k.rsplit("::").next() == Some(name));
+        let first = found.next()?;
+        found.next().is_none().then(|| first.clone())
+    }
+
+    /// The methods named `name` of a resolved type (inherent and trait impls).
+    pub fn methods_of(&self, ty: &TypeKey, name: &str) -> &[FnId] {
+        self.methods.get(&(ty.clone(), name.to_owned())).map_or(&[], Vec::as_slice)
     }
 
     /// The struct or enum a resolved type names, if the crate defines it in a file of the model.
