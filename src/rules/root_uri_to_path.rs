@@ -52,7 +52,7 @@ const TRIGGERS: &[&str] = &concat_words::<2, 13, 15>(FILE_WORDS, ROOTS_WORDS);
 /// Words of a file that may hand a root's URI on to a helper without any trigger word of its own
 /// (`fn valid_roots(&self, roots: Vec<&str>)`): it joins the crate model where another file of the
 /// crate has the rule's words, so the flow from the roots to the cut can cross it.
-const CRATE_WORDS: &[&str] = &["\\broot"];
+const CRATE_WORDS: &[&str] = &["\\broot", "\\bRoot", "\\buri"];
 
 /// The trigger words beyond the roots words.
 const FILE_WORDS: [&str; 2] = ["file://", "\"file:\""];
@@ -419,6 +419,31 @@ mod tests {
                     fn g(root: &Root) { let p = url::Url::parse(&root.uri).unwrap().path(); let q = percent_decode_str(p); }\n\
                     fn h(root: &Root) { let p = url::Url::parse(&root.uri).unwrap().path(); let q = root.uri.get(7..); }\n";
         assert_eq!(check(text), ["path()", "get(7..)"]);
+    }
+
+    /// A root's URI handed to a helper that cuts it: one finding at the cut, naming the caller;
+    /// a helper whose parameter is named like a root is the per-file walk's finding, kept once;
+    /// roots held in test code or client code, and a helper in test code, give none.
+    #[test]
+    fn helpers_reached_by_a_root_uri() {
+        let text = "use rmcp::model::ListRootsResult;\n\
+                    fn to_dir(s: &str) -> &str { s.trim_start_matches(\"file://\") }\n\
+                    fn named(root_uri: &str) -> &str { root_uri.strip_prefix(\"file://\").unwrap() }\n\
+                    fn go(listed: ListRootsResult) { for r in &listed.roots { to_dir(&r.uri); named(&r.uri); } }\n\
+                    fn in_test(x: &str) -> &str { x.strip_prefix(\"file:\").unwrap() }\n\
+                    #[cfg(test)] fn t(listed: ListRootsResult) { for r in &listed.roots { in_test(&r.uri); } }\n";
+        assert_eq!(check(text), ["trim_start_matches(\"file://\")", "strip_prefix(\"file://\")"]);
+        let found = crate::rules::test_support::diagnostics_of("root-uri-to-path", "lib.rs", text);
+        assert!(
+            found[0].message.contains("`go` (lib.rs:4) hands the client's roots to `to_dir`, where `s` is cut"),
+            "{}",
+            found[0].message
+        );
+        let client = "use rmcp::{ClientHandler, model::ListRootsResult};\n\
+                      fn to_dir(s: &str) -> &str { s.trim_start_matches(\"file://\") }\n\
+                      struct C;\nimpl ClientHandler for C {}\n\
+                      impl C { fn go(&self, listed: ListRootsResult) { for r in &listed.roots { to_dir(&r.uri); } } }\n";
+        assert!(check(client).is_empty(), "{:?}", check(client));
     }
 
     #[test]
