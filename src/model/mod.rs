@@ -32,11 +32,18 @@
 //!   integrity (HMAC, signature, AEAD, a sealing codec), which parameter a function decodes, what
 //!   each function does with the state, which calls hand it to another function, and which
 //!   functions return it, bound back to their call sites.
+//! - `file://` cuts (`uri_cuts`, where the roots facts are kept): which string or root parameters
+//!   of a function, and what is bound from them (`for p in params`, a closure over
+//!   `params.iter()`), reach a cut of the scheme (`strip_prefix("file://")`, `&p[7..]`), with the
+//!   cut's range; which calls each parameter is handed to, resolved as the model's calls, or as a
+//!   method of a `self` field's or a parameter's declared type (`self.svc.adopt(uris)`, also
+//!   through `let svc = self.svc.clone()`); and so, to a fixed point, which cuts the root URIs a
+//!   function hands on reach (`uri_cuts::root_uri_cuts`);
 //! - client data kept from `initialize` (`init_stores`): the places `initialize` code stores it in;
 //!   and where one body's `peer_info()` value goes (`peer_info`, a walk on the parsing worker).
 //!
 //! What it does not know (yet): types of locals and method receivers other than `self` (a call
-//! `x.m()` is not an edge), trait default methods, closures given to `tokio::spawn` as separate
+//! `x.m()` is not an edge; `uri_cuts` alone resolves one on a `self` field or a typed parameter), trait default methods, closures given to `tokio::spawn` as separate
 //! code, `Deref` targets, which key of a map an access uses, values returned by helpers other than
 //! the state, macro-generated items, `#[path]` modules, files of the crate that no model
 //! rule's trigger word selected, and which of `src/bin`, `examples/`, `tests/` are crate roots of

@@ -10,6 +10,10 @@
 //! Where it fires (never in client code or tests):
 //! - on a root's URI anywhere: the string flows from a roots list (`r.uri` in a closure over
 //!   `listed.roots`, `first.uri` after `let first = roots.first()`, a `root_uri` parameter);
+//! - in a crate function that a root's URI, or a list of them, is handed to (`rust_crate`, from the
+//!   crate model's `uri_cuts`): through its parameters, maybe through other helpers and other
+//!   files (`store.adopt(uris)` → `to_path(p)` for each → `p.strip_prefix("file://")`), reported
+//!   at the cut with the function that held the roots;
 //! - in server code (a `#[tool]`, a `ServerHandler` impl, a function taking `RoleServer`, or a
 //!   file that only has server words), on any `file://` URI the request brought (`request.uri` in
 //!   `read_resource`, a `uri` parameter and what is bound from it): resource URIs have the same
@@ -51,8 +55,10 @@ const TRIGGERS: &[&str] = &concat_words::<2, 13, 15>(FILE_WORDS, ROOTS_WORDS);
 
 /// Words of a file that may hand a root's URI on to a helper without any trigger word of its own
 /// (`fn valid_roots(&self, roots: Vec<&str>)`): it joins the crate model where another file of the
-/// crate has the rule's words, so the flow from the roots to the cut can cross it.
-const CRATE_WORDS: &[&str] = &["\\broot", "\\bRoot", "\\buri"];
+/// crate has the rule's words, so the flow from the roots to the cut can cross it. Identifiers that
+/// start with `roots`, `uris` or `root_uri` (a list of roots' URIs, or one, by the usual names):
+/// broader words (`root`, `uri`) made 5–7% more of the ecosystem check's files parsed for no finding.
+const CRATE_WORDS: &[&str] = &["\\broots", "\\buris", "\\broot_uri"];
 
 /// The trigger words beyond the roots words.
 const FILE_WORDS: [&str; 2] = ["file://", "\"file:\""];
