@@ -582,15 +582,22 @@ fn field_type(model: &CrateModel, owner: &super::TypeKey, path: &[String]) -> Op
 }
 
 /// The crate's struct or enum a type as written names in `module`, under its wrappers (`Arc<Svc>`):
-/// resolved through the modules and `use`s, or, when that leads to a module the model has no file
-/// of, the one type of the model with that name.
+/// resolved through the modules and `use`s, or, when the module imports it from the crate
+/// (`use crate::svc::Service`) through a module the model has no file of (a `pub use` re-export in
+/// a file no rule's word selected), the one type of the model with that name.
 fn crate_type(model: &CrateModel, module: &[String], written: &str) -> Option<super::TypeKey> {
     let name = super::roots::innermost(written).trim_start_matches("mut ").trim_start_matches('&');
     let ty = model.resolve_type(module, &[name.to_owned()]);
     if model.type_fact(&ty).is_some() {
         return Some(ty);
     }
-    model.unique_type_named(name)
+    let from_crate = model.files.iter().flat_map(|f| &f.uses).any(|u| {
+        u.module == module
+            && !u.glob
+            && u.alias == name
+            && matches!(u.target.first().map(String::as_str), Some("crate" | "self" | "super"))
+    });
+    if from_crate { model.unique_type_named(name) } else { None }
 }
 
 #[cfg(test)]
@@ -633,6 +640,31 @@ mod tests {
             ),
         ]);
         assert_eq!(cuts(&model), [("sync".into(), "to_path".into(), "strip_prefix(\"file://\")".into())]);
+    }
+
+    /// A service imported from the crate through a re-export whose file is not in the model is the
+    /// one type of that name; a field of another crate's type of the same name is not.
+    #[test]
+    fn a_type_behind_a_missing_re_export_and_a_foreign_namesake() {
+        let handler = |import: &str| {
+            format!(
+                "{import}\n\
+                 use rmcp::model::ListRootsResult;\n\
+                 pub struct H {{ svc: Arc<Service> }}\n\
+                 impl H {{ fn sync(&self, listed: ListRootsResult) {{\n\
+                 let uris: Vec<&str> = listed.roots.iter().map(|r| r.uri.as_str()).collect();\n\
+                 self.svc.adopt(uris);\n\
+                 }} }}\n"
+            )
+        };
+        let service = "pub struct Service;\n\
+                       impl Service { pub fn adopt(&self, uris: Vec<&str>) { for u in uris { let p = u.strip_prefix(\"file://\"); } } }\n";
+        let ours = handler("use crate::svc::Service;");
+        let model = model_of(&[("src/handler.rs", &ours), ("src/svc/inner.rs", service)]);
+        assert_eq!(cuts(&model), [("sync".into(), "adopt".into(), "strip_prefix(\"file://\")".into())]);
+        let theirs = handler("use other::Service;");
+        let model = model_of(&[("src/handler.rs", &theirs), ("src/svc/inner.rs", service)]);
+        assert!(cuts(&model).is_empty());
     }
 
     /// `for` loops, slices, a typed parameter's method; a URI the server made, and a decoding helper,
