@@ -624,6 +624,12 @@ impl CrateModel {
         out
     }
 
+    /// The crate functions a path names in function `id`'s code (`helper`, `Self::f`, `paths::to_path`),
+    /// as its calls of that path resolve.
+    pub fn fns_named_from(&self, id: FnId, path: &[String]) -> Vec<FnId> {
+        self.resolve_fn_path(&self.func(id).module, self.owner(id), path).unwrap_or_default()
+    }
+
     fn resolve_fn_path(&self, module: &[String], owner: Option<&TypeKey>, path: &[String]) -> Option<Vec<FnId>> {
         let (name, prefix) = path.split_last()?;
         if prefix.len() == 1 && prefix[0] == "Self" {

@@ -8,9 +8,10 @@
 //! `params.iter()`) reach a cut of a `file://` scheme, with the cut's ranges; which calls each
 //! parameter is handed to, as which argument; and how the calls that roots uses hand a root to
 //! are resolved (a call the model has, a method of a `self` field's declared type, a method of a
-//! parameter's declared type). `RootUriCuts::new` then follows every root URI, or list of them,
-//! that a function hands to a crate function (`roots::Purpose::PassedOn` / `Handed`) through
-//! those parameters to a fixed point, and keeps the cuts it reaches. A call the model cannot
+//! parameter's declared type, a function given by name to `map`). `root_uri_cuts` then follows
+//! every root URI, or list of them, that a function hands to a crate function
+//! (`roots::Purpose::PassedOn` / `Handed`) through those parameters to a fixed point, and keeps
+//! the cuts it reaches. A call the model cannot
 //! resolve, a receiver whose type the code does not declare, or a value made from the parameter
 //! by anything but a plain accessor, ends the flow: nothing is reported on a guessed one.
 
@@ -91,6 +92,9 @@ pub enum Target {
     Field { path: Vec<String>, method: String },
     /// `p.m(..)` on a parameter: a method of its declared type.
     Typed { ty: String, method: String },
+    /// A function given by name to an iterator adapter (`uris.iter().map(to_path)`): called with
+    /// each element.
+    Named(Vec<String>),
 }
 
 /// A call, with the parameters that flow into each argument (after the receiver).
@@ -372,6 +376,18 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
             let bits = self.bits(&m.receiver);
             self.bind(input, bits);
         }
+        // `params.iter().map(to_path)`: `to_path` is called with each element.
+        if CLOSURE_ADAPTERS.iter().any(|a| m.method == a)
+            && let Some(Expr::Path(p)) = m.args.first().map(strip)
+            && p.qself.is_none()
+        {
+            let bits = self.bits(&m.receiver);
+            if bits != 0 {
+                let path = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                let end = self.cx.span_range(m.paren_token.span.close()).end;
+                self.out.calls.push(CallOut { end, target: Target::Named(path), args: vec![bits] });
+            }
+        }
         for a in &m.args {
             self.visit_expr(a);
         }
@@ -561,6 +577,7 @@ fn targets(model: &CrateModel, id: FnId, call: &CallOut) -> Vec<(FnId, usize)> {
             Some(ty) => methods(&ty, method),
             None => Vec::new(),
         },
+        Target::Named(path) => model.fns_named_from(id, path).into_iter().map(|t| (t, 0)).collect(),
         Target::Typed { ty, method } => match crate_type(model, &f.module, ty) {
             Some(ty) => methods(&ty, method),
             None => Vec::new(),
@@ -676,7 +693,8 @@ mod tests {
             "use rmcp::model::ListRootsResult;\n\
              pub struct Conv;\n\
              impl Conv { fn one(&self, u: &str) -> &str { &u[7..] } }\n\
-             fn each(uris: &[String], conv: &Conv) { for u in uris { conv.one(u); } }\n\
+             fn each(uris: &[String], conv: &Conv) { for u in uris { conv.one(u); } let v: Vec<_> = uris.iter().map(named).collect(); }\n\
+             fn named(u: &String) -> String { u.replace(\"file://\", \"\") }\n\
              fn decoded(u: &str) -> String { percent_decode_str(u.trim_start_matches(\"file://\")).to_string() }\n\
              fn own(u: &str) -> &str { u.strip_prefix(\"file://\").unwrap() }\n\
              fn go(listed: ListRootsResult, conv: &Conv) {\n\
@@ -686,6 +704,12 @@ mod tests {
              own(&format!(\"file://{}\", \"/tmp\"));\n\
              }\n",
         )]);
-        assert_eq!(cuts(&model), [("go".into(), "one".into(), "u[7..]".into())]);
+        assert_eq!(
+            cuts(&model),
+            [
+                ("go".into(), "one".into(), "u[7..]".into()),
+                ("go".into(), "named".into(), "replace(\"file://\", \"\")".into())
+            ]
+        );
     }
 }
