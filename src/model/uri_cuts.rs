@@ -32,10 +32,6 @@ use crate::rust::syntax::{fn_text, method_call_range, text_may_mention};
 /// String methods that cut a prefix off (the prefix is their first argument).
 pub const CUTS: &[&str] = &["strip_prefix", "trim_start_matches", "trim_left_matches", "replace", "replacen"];
 
-/// What a function's text has where it may cut a scheme (`"file://"`, `"file:"`, a slice from 7 or
-/// 8).
-const CUT_TEXT: &[&str] = &["file:", "7..", "8.."];
-
 /// Methods whose result is (a view of) their receiver's value: a parameter stays itself through them.
 const ACCESSORS: &[&str] = &[
     "as_str",
@@ -156,8 +152,8 @@ pub fn fn_facts(
     if env.is_empty() && handed.is_empty() {
         return None;
     }
-    let text = fn_text(cx, sig, body);
-    let cut_text = !env.is_empty() && text_may_mention(text, CUT_TEXT);
+    // Cuts are told by their syntax alone (a method's name, then its literal): no text to search.
+    let cut_text = !env.is_empty();
     let mut walk =
         Walk { cx, env, names, typed, fields: HashMap::new(), handed, cut_text, quiet: 0, out: UriCutFacts::default() };
     walk.visit_block(body);
@@ -165,7 +161,7 @@ pub fn fn_facts(
     if out.cuts.is_empty() && out.calls.is_empty() {
         return None;
     }
-    if !out.cuts.is_empty() && text_may_mention(text, &["decode", "unescape"]) {
+    if !out.cuts.is_empty() && text_may_mention(fn_text(cx, sig, body), &["decode", "unescape"]) {
         let tokens = quote::ToTokens::to_token_stream(body);
         out.decodes = idents_any(&tokens, &|i| i.contains("decode") || i.contains("unescape"));
     }
@@ -247,7 +243,7 @@ struct Walk<'c, 'a> {
     fields: HashMap<String, Vec<String>>,
     /// Where the calls the function hands a root to end (its roots uses).
     handed: Vec<usize>,
-    /// The text may have a cut (`CUT_TEXT`) and a parameter to cut.
+    /// A parameter to cut.
     cut_text: bool,
     /// Inside a logging or printing macro: shows a value, does not convert it.
     quiet: usize,
@@ -312,13 +308,25 @@ impl Walk<'_, '_> {
         }
     }
 
-    fn call(&mut self, end: usize, target: impl FnOnce(&Self) -> Option<Target>, args: &[&Expr]) {
-        let bits: Vec<u32> = args.iter().map(|a| self.bits(a)).collect();
-        if bits.iter().all(|b| *b == 0) && !self.handed.contains(&end) {
+    /// A call closed by `close`: kept when a parameter flows into an argument or a roots use hands a
+    /// root to it (most calls have neither, and their range is never worked out).
+    fn call<'e>(
+        &mut self,
+        close: proc_macro2::Span,
+        target: impl FnOnce(&Self) -> Option<Target>,
+        args: impl Iterator<Item = &'e Expr> + Clone,
+    ) {
+        let carries = args.clone().any(|a| self.bits(a) != 0);
+        if !carries && self.handed.is_empty() {
+            return;
+        }
+        let end = self.cx.span_range(close).end;
+        if !carries && !self.handed.contains(&end) {
             return;
         }
         if let Some(target) = target(self) {
-            self.out.calls.push(CallOut { end, target, args: bits });
+            let args = args.map(|a| self.bits(a)).collect();
+            self.out.calls.push(CallOut { end, target, args });
         }
     }
 
@@ -405,20 +413,18 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
             let fix = self.cx.node_range(&*m.receiver).start..range.end;
             self.cut(self.bits(&m.receiver), range, fix, &m.receiver);
         }
-        let end = self.cx.span_range(m.paren_token.span.close()).end;
-        let args: Vec<&Expr> = m.args.iter().collect();
-        let method = m.method.to_string();
+        let close = m.paren_token.span.close();
         if crate::rust::syntax::is_self(&m.receiver) {
-            self.call(end, |_| Some(Target::Model), &args);
+            self.call(close, |_| Some(Target::Model), m.args.iter());
         } else {
             self.call(
-                end,
+                close,
                 |w| match (w.self_field(&m.receiver), w.param_type(&m.receiver)) {
-                    (Some(path), _) => Some(Target::Field { path, method: method.clone() }),
-                    (None, Some(ty)) => Some(Target::Typed { ty, method: method.clone() }),
+                    (Some(path), _) => Some(Target::Field { path, method: m.method.to_string() }),
+                    (None, Some(ty)) => Some(Target::Typed { ty, method: m.method.to_string() }),
                     _ => None,
                 },
-                &args,
+                m.args.iter(),
             );
         }
     }
@@ -426,9 +432,7 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         visit::visit_expr_call(self, c);
         if let Expr::Path(_) = strip(&c.func) {
-            let end = self.cx.span_range(c.paren_token.span.close()).end;
-            let args: Vec<&Expr> = c.args.iter().collect();
-            self.call(end, |_| Some(Target::Model), &args);
+            self.call(c.paren_token.span.close(), |_| Some(Target::Model), c.args.iter());
         }
     }
 
