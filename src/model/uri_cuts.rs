@@ -15,7 +15,6 @@
 //! resolve, a receiver whose type the code does not declare, or a value made from the parameter
 //! by anything but a plain accessor, ends the flow: nothing is reported on a guessed one.
 
-use std::collections::HashMap;
 use std::ops::Range;
 
 use syn::visit::{self, Visit};
@@ -130,8 +129,8 @@ pub fn fn_facts(
                 .collect()
         })
         .unwrap_or_default();
-    let mut env: HashMap<String, u32> = HashMap::new();
-    let mut typed: HashMap<String, String> = HashMap::new();
+    let mut env: Names<u32> = Names::default();
+    let mut typed: Names<String> = Names::default();
     let mut names = Vec::new();
     let mut i = 0u32;
     for input in &sig.inputs {
@@ -154,8 +153,17 @@ pub fn fn_facts(
     }
     // Cuts are told by their syntax alone (a method's name, then its literal): no text to search.
     let cut_text = !env.is_empty();
-    let mut walk =
-        Walk { cx, env, names, typed, fields: HashMap::new(), handed, cut_text, quiet: 0, out: UriCutFacts::default() };
+    let mut walk = Walk {
+        cx,
+        env,
+        names,
+        typed,
+        fields: Names::default(),
+        handed,
+        cut_text,
+        quiet: 0,
+        out: UriCutFacts::default(),
+    };
     walk.visit_block(body);
     let mut out = walk.out;
     if out.cuts.is_empty() && out.calls.is_empty() {
@@ -231,16 +239,42 @@ pub fn slice_range(cx: &Cx, e: &Expr, i: &syn::ExprIndex) -> Range<usize> {
     if cx.text(whole.clone()).len() <= 40 { whole } else { start..whole.end }
 }
 
+/// A few names with a value each, looked up by identifier without printing it (a function has a
+/// handful of parameters and locals bound from them).
+struct Names<T>(Vec<(String, T)>);
+
+impl<T> Default for Names<T> {
+    fn default() -> Self {
+        Names(Vec::new())
+    }
+}
+
+impl<T> Names<T> {
+    fn get(&self, i: &proc_macro2::Ident) -> Option<&T> {
+        self.0.iter().rev().find(|(n, _)| i == n).map(|(_, v)| v)
+    }
+    fn insert(&mut self, name: String, value: T) {
+        self.remove(&name);
+        self.0.push((name, value));
+    }
+    fn remove(&mut self, name: &str) {
+        self.0.retain(|(n, _)| n != name);
+    }
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 struct Walk<'c, 'a> {
     cx: &'c Cx<'a>,
     /// Names bound from parameters, with their bits. Flat: a later binding replaces it.
-    env: HashMap<String, u32>,
+    env: Names<u32>,
     /// Parameter names, by index after `self`.
     names: Vec<String>,
     /// Parameters by name, with their declared types (`type_text`).
-    typed: HashMap<String, String>,
+    typed: Names<String>,
     /// Locals bound to a `self` field (`let svc = self.svc.clone()`).
-    fields: HashMap<String, Vec<String>>,
+    fields: Names<Vec<String>>,
     /// Where the calls the function hands a root to end (its roots uses).
     handed: Vec<usize>,
     /// A parameter to cut.
@@ -254,7 +288,7 @@ impl Walk<'_, '_> {
     /// The parameters an expression's value is (a view of).
     fn bits(&self, e: &Expr) -> u32 {
         match strip(e) {
-            Expr::Path(p) => p.path.get_ident().and_then(|i| self.env.get(&i.to_string())).copied().unwrap_or(0),
+            Expr::Path(p) => p.path.get_ident().and_then(|i| self.env.get(i)).copied().unwrap_or(0),
             Expr::Reference(r) => self.bits(&r.expr),
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.bits(&u.expr),
             Expr::Try(t) => self.bits(&t.expr),
@@ -292,7 +326,7 @@ impl Walk<'_, '_> {
                 }
                 _ => None,
             },
-            Expr::Path(p) => p.path.get_ident().and_then(|i| self.fields.get(&i.to_string())).cloned(),
+            Expr::Path(p) => p.path.get_ident().and_then(|i| self.fields.get(i)).cloned(),
             Expr::Field(_) => super::flow::self_path(e),
             _ => None,
         }
@@ -303,7 +337,7 @@ impl Walk<'_, '_> {
         match strip(e) {
             Expr::Reference(r) => self.param_type(&r.expr),
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.param_type(&u.expr),
-            Expr::Path(p) => p.path.get_ident().and_then(|i| self.typed.get(&i.to_string())).cloned(),
+            Expr::Path(p) => p.path.get_ident().and_then(|i| self.typed.get(i)).cloned(),
             _ => None,
         }
     }
