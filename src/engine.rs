@@ -499,7 +499,9 @@ fn analyse(
     if let Some(facts) = facts {
         let model = CrateModel::new(vec![facts]);
         let found = run_crate_rules(&model_rules, &model, vec![CrateFile { file, crate_ctx }]);
-        diagnostics.extend(found.into_iter().map(|(_, d)| d));
+        for (_, d) in found {
+            push_new(&mut diagnostics, d);
+        }
     }
     finish(file, diagnostics, suppressions, &extents, settings)
 }
@@ -564,7 +566,7 @@ fn finish_crate(mut files: Vec<PendingFile>) -> Vec<FileReport> {
         // A rule reports only in the files its words selected.
         let file = &mut files[index];
         if file.model_rules.iter().any(|r| r.meta().name == d.rule) {
-            file.diagnostics.push(d);
+            push_new(&mut file.diagnostics, d);
         }
     }
     files
@@ -574,6 +576,14 @@ fn finish_crate(mut files: Vec<PendingFile>) -> Vec<FileReport> {
             report_of(p.file, p.crate_ctx, diagnostics)
         })
         .collect()
+}
+
+/// Adds a crate rule's finding unless the same rule already reported the same range in the file
+/// (its per-file walk and the crate model may both see one cut).
+fn push_new(diagnostics: &mut Vec<Diagnostic>, d: Diagnostic) {
+    if !diagnostics.iter().any(|o| o.rule == d.rule && o.range == d.range) {
+        diagnostics.push(d);
+    }
 }
 
 fn run_crate_rules(

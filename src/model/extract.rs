@@ -221,6 +221,13 @@ impl Extract<'_, '_> {
             syn::ReturnType::Default => None,
         };
         let test = self.cx.in_test_code(&range);
+        let roots = self
+            .roots
+            .as_ref()
+            .and_then(|(fields, evidence)| super::roots::fn_facts(self.cx, sig, body, fields, *evidence));
+        // The same gate as the roots facts.
+        let uri_cuts =
+            self.roots.as_ref().and_then(|_| super::uri_cuts::fn_facts(self.cx, sig, body, roots.as_deref()));
         let fact = FnFact {
             module: module.to_vec(),
             name: sig.ident.to_string(),
@@ -242,13 +249,11 @@ impl Extract<'_, '_> {
             list_changed: Vec::new(),
             values: super::request_state::value_facts(self.cx, sig, body, self.state),
             request_method_params: 0,
-            roots: self
-                .roots
-                .as_ref()
-                .and_then(|(fields, evidence)| super::roots::fn_facts(self.cx, sig, body, fields, *evidence)),
+            roots,
             // The same gate as the roots facts: no use of a parameter is roots where no file has them.
             param_dirs: if self.roots.is_some() { super::roots::param_dirs(sig, body) } else { (0, 0) },
             retry: self.retries.and_then(|gate| super::retries::fn_facts(self.cx, sig, body, role, gate)),
+            uri_cuts,
         };
         let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new(), locals };
         body_walk.visit_block(body);

@@ -33,6 +33,13 @@
 //!   integrity (HMAC, signature, AEAD, a sealing codec), which parameter a function decodes, what
 //!   each function does with the state, which calls hand it to another function, and which
 //!   functions return it, bound back to their call sites.
+//! - `file://` cuts (`uri_cuts`, where the roots facts are kept): which string or root parameters
+//!   of a function, and what is bound from them (`for p in params`, a closure over
+//!   `params.iter()`), reach a cut of the scheme (`strip_prefix("file://")`, `&p[7..]`), with the
+//!   cut's range; which calls each parameter is handed to, resolved as the model's calls, or as a
+//!   method of a `self` field's or a parameter's declared type (`self.svc.adopt(uris)`, also
+//!   through `let svc = self.svc.clone()`); and so, to a fixed point, which cuts the root URIs a
+//!   function hands on reach (`uri_cuts::root_uri_cuts`);
 //! - client data kept from `initialize` (`init_stores`): the places `initialize` code stores it in;
 //!   and where one body's `peer_info()` value goes (`peer_info`, a walk on the parsing worker);
 //! - request ids (`retries`, in crates with a file that has MRTR words): for each client (or
@@ -45,7 +52,8 @@
 //!   (`FileFacts::retry_defaults`), with their own attempts only.
 //!
 //! What it does not know (yet): types of locals and of method receivers other than `self` and its
-//! fields (a call `x.m()` on a local is not an edge), trait default methods, closures given to `tokio::spawn` as separate
+//! fields (a call `x.m()` on a local is not an edge; `uri_cuts` alone resolves one on a typed
+//! parameter), trait default methods, closures given to `tokio::spawn` as separate
 //! code, `Deref` targets, which key of a map an access uses, values returned by helpers other than
 //! the state and a request built from an id parameter, a request id kept in a field or passed
 //! between helpers other than as a parameter, macro-generated items, `#[path]` modules, files of the crate that no model
@@ -63,6 +71,7 @@ pub mod requests;
 pub mod retries;
 pub mod roots;
 pub mod state;
+pub mod uri_cuts;
 
 use foldhash::{HashMap, HashSet};
 use std::ops::Range;
@@ -219,6 +228,9 @@ pub struct FnFact {
     /// those it compares another path against (`roots::param_dirs`): what a root handed to the
     /// function becomes.
     pub param_dirs: (u32, u32),
+    /// Which parameters reach a cut of a `file://` scheme, and which calls they are handed to
+    /// (`uri_cuts::fn_facts`), if any; kept where the roots facts are.
+    pub uri_cuts: Option<Box<uri_cuts::UriCutFacts>>,
 }
 
 #[derive(Debug, Clone)]
@@ -459,11 +471,42 @@ impl CrateModel {
         for member in path {
             let fact = self.type_fact(&ty)?;
             let (_, written) = fact.fields.iter().find(|(f, _)| f == member)?;
-            let name = state::innermost(written)?;
-            ty = self.resolve_type(&fact.module, &[name.to_owned()]);
-            self.type_fact(&ty)?;
+            ty = self.crate_type(&fact.module, written)?;
         }
         Some(ty)
+    }
+
+    /// The crate's struct or enum a type as written names in `module`, under its wrappers
+    /// (`Arc<Svc>`): resolved through the modules and `use`s, or, when the module imports it from
+    /// the crate (`use crate::svc::Service`) through a module the model has no file of (a `pub use`
+    /// re-export in a file no rule's word selected), the one type of the model with that name.
+    pub fn crate_type(&self, module: &[String], written: &str) -> Option<TypeKey> {
+        let name = roots::innermost(written).trim_start_matches("mut ").trim_start_matches('&');
+        let ty = self.resolve_type(module, &[name.to_owned()]);
+        if self.type_fact(&ty).is_some() {
+            return Some(ty);
+        }
+        let from_crate = self.files.iter().flat_map(|f| &f.uses).any(|u| {
+            u.module == module
+                && !u.glob
+                && u.alias == name
+                && matches!(u.target.first().map(String::as_str), Some("crate" | "self" | "super"))
+        });
+        if from_crate { self.unique_type_named(name) } else { None }
+    }
+
+    /// The one struct or enum of the model named `name` (last segment), if exactly one is: for a
+    /// type whose `use` goes through a module the model has no file of (a re-export in a file no
+    /// rule's word selected).
+    pub fn unique_type_named(&self, name: &str) -> Option<TypeKey> {
+        let mut found = self.types.keys().filter(|k| k.rsplit("::").next() == Some(name));
+        let first = found.next()?;
+        found.next().is_none().then(|| first.clone())
+    }
+
+    /// The methods named `name` of a resolved type (inherent and trait impls).
+    pub fn methods_of(&self, ty: &TypeKey, name: &str) -> &[FnId] {
+        self.methods.get(&(ty.clone(), name.to_owned())).map_or(&[], Vec::as_slice)
     }
 
     /// The struct or enum a resolved type names, if the crate defines it in a file of the model.
@@ -645,6 +688,12 @@ impl CrateModel {
             out.extend(targets.into_iter().map(|t| (i, t)));
         }
         out
+    }
+
+    /// The crate functions a path names in function `id`'s code (`helper`, `Self::f`, `paths::to_path`),
+    /// as its calls of that path resolve.
+    pub fn fns_named_from(&self, id: FnId, path: &[String]) -> Vec<FnId> {
+        self.resolve_fn_path(&self.func(id).module, self.owner(id), path).unwrap_or_default()
     }
 
     fn resolve_fn_path(&self, module: &[String], owner: Option<&TypeKey>, path: &[String]) -> Option<Vec<FnId>> {

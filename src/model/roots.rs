@@ -1201,7 +1201,7 @@ fn normalize(model: &CrateModel, owner: &TypeKey, path: &[String]) -> (TypeKey, 
 }
 
 /// The type under wrappers: `Arc<RwLock<Inner>>` → `Inner`.
-fn innermost(ty: &str) -> &str {
+pub(super) fn innermost(ty: &str) -> &str {
     let mut t = ty.trim_start_matches('&').trim();
     for wrapper in ["Arc<", "Rc<", "Box<", "Mutex<", "RwLock<", "RefCell<", "Option<", "OnceCell<", "OnceLock<"] {
         if let Some(inner) = t.strip_prefix(wrapper).and_then(|r| r.strip_suffix('>')) {

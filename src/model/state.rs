@@ -537,7 +537,7 @@ impl CrateModel {
 }
 
 /// The type inside smart pointers and locks (`Arc<RwLock<Inner>>` → `Inner`), if only those wrap it.
-pub(super) fn innermost(ty: &str) -> Option<&str> {
+fn innermost(ty: &str) -> Option<&str> {
     const WRAPPERS: &[&str] = &["Arc", "Rc", "Box", "Mutex", "RwLock", "RefCell", "Cell"];
     let mut t = ty.trim();
     loop {

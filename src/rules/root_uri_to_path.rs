@@ -10,6 +10,10 @@
 //! Where it fires (never in client code or tests):
 //! - on a root's URI anywhere: the string flows from a roots list (`r.uri` in a closure over
 //!   `listed.roots`, `first.uri` after `let first = roots.first()`, a `root_uri` parameter);
+//! - in a crate function that a root's URI, or a list of them, is handed to (`rust_crate`, from the
+//!   crate model's `uri_cuts`): through its parameters, maybe through other helpers and other
+//!   files (`store.adopt(uris)` → `to_path(p)` for each → `p.strip_prefix("file://")`), reported
+//!   at the cut with the function that held the roots;
 //! - in server code (a `#[tool]`, a `ServerHandler` impl, a function taking `RoleServer`, or a
 //!   file that only has server words), on any `file://` URI the request brought (`request.uri` in
 //!   `read_resource`, a `uri` parameter and what is bound from it): resource URIs have the same
@@ -27,14 +31,18 @@ use std::collections::HashSet;
 use std::ops::Range;
 use std::rc::Rc;
 
+use syn::Expr;
 use syn::visit::Visit;
-use syn::{Expr, Lit, RangeLimits};
 
 use crate::context::{Impact, Role};
-use crate::cx::Cx;
+use crate::cx::{CrateCx, Cx};
 use crate::diagnostic::{Applicability, Edit, Fix};
-use crate::model::flow::{Flow, Kind, Sink, Walker, compact, int_lit, normalized, strip};
+use crate::model::CrateModel;
+use crate::model::flow::{Flow, Kind, Sink, Walker, compact, normalized, strip};
 use crate::model::roots::{self, ROOTS_WORDS, may_hold_roots, server_code_with_roots};
+use crate::model::uri_cuts::{
+    idents_any, is_file_scheme, is_scheme_cut, lit_str, root_uri_cuts, slice_range, slice_start,
+};
 use crate::rules::{FnRef, Rule, RuleMeta, concat_words};
 use crate::rust::macro_body::MacroBody;
 use crate::rust::syntax::{block_text, fn_text, method_call_range, text_may_mention};
@@ -44,6 +52,13 @@ pub struct RootUriToPath;
 /// `file://` and a quoted `"file:"` for the string forms (a bare `file:` is in every other doc
 /// comment); the roots words (`roots::ROOTS_WORDS`) for `&uri[7..]` on a root's URI.
 const TRIGGERS: &[&str] = &concat_words::<2, 13, 15>(FILE_WORDS, ROOTS_WORDS);
+
+/// Words of a file that may hand a root's URI on to a helper without any trigger word of its own
+/// (`fn valid_roots(&self, roots: Vec<&str>)`): it joins the crate model where another file of the
+/// crate has the rule's words, so the flow from the roots to the cut can cross it. Identifiers that
+/// start with `roots`, `uris` or `root_uri` (a list of roots' URIs, or one, by the usual names):
+/// broader words (`root`, `uri`) made 5–7% more of the ecosystem check's files parsed for no finding.
+const CRATE_WORDS: &[&str] = &["\\broots", "\\buris", "\\broot_uri"];
 
 /// The trigger words beyond the roots words.
 const FILE_WORDS: [&str; 2] = ["file://", "\"file:\""];
@@ -55,7 +70,7 @@ static META: RuleMeta = RuleMeta {
     triggers: TRIGGERS,
     json_triggers: &[],
     mcp_triggers: &[],
-    crate_triggers: &[],
+    crate_triggers: CRATE_WORDS,
     help: Some(
         "parse the URI and convert it with a URL library: `url::Url::parse(&root.uri)?.to_file_path()` decodes \
          `%20` and follows the platform's rules (`file:///C:/x`, `file://host/share`); better, since roots are \
@@ -65,9 +80,6 @@ static META: RuleMeta = RuleMeta {
     doc: include_str!("../../rules/root-uri-to-path.md"),
 };
 
-/// String methods that cut a prefix off (the prefix is their first argument).
-const CUTS: &[&str] = &["strip_prefix", "trim_start_matches", "trim_left_matches", "replace", "replacen"];
-
 /// What the text of a function with a cut has: one of `CUTS`, `path` (`Url::parse(..)?.path()`), or
 /// the `..` of a slice (`&uri[7..]`, `uri.get(7..)`).
 const CUT_WORDS: &[&str] = &["strip_prefix", "trim_start_matches", "trim_left_matches", "replace", "path", ".."];
@@ -75,6 +87,41 @@ const CUT_WORDS: &[&str] = &["strip_prefix", "trim_start_matches", "trim_left_ma
 impl Rule for RootUriToPath {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn uses_model(&self) -> bool {
+        true
+    }
+
+    /// A root's URI handed to a crate function (maybe through others, in other files) that cuts
+    /// the scheme off its parameter: reported at the cut. A cut the function's own walk already
+    /// reports (`rust_fn`) is the same finding, kept once by the engine.
+    fn rust_crate(&self, cx: &mut CrateCx, model: &CrateModel) {
+        for c in root_uri_cuts(model) {
+            let source = model.func(c.source);
+            let owner = model.owner(c.source).map(|o| o.rsplit("::").next().unwrap_or(o));
+            let caller = match owner {
+                Some(o) => format!("{o}::{}", source.name),
+                None => source.name.clone(),
+            };
+            let at = cx.place(model.file_of(c.source), c.handed_at.start);
+            let through = c.chain.iter().map(|f| format!("`{}`", model.func(*f).name)).collect::<Vec<_>>().join(" → ");
+            let (shown, param, recv) = (&c.cut.shown, &c.cut.param, &c.cut.receiver);
+            let message = format!(
+                "`{shown}` turns a root's `file://` URI into a path by cutting off the scheme: `{caller}` ({at}) \
+                 hands the client's roots to {through}, where `{param}` is cut; percent-escapes stay (`%20`), and \
+                 `file:///C:/x` or `file://host/share` become wrong paths"
+            );
+            let file = model.file_of(c.fn_);
+            let label = format!("cuts the scheme off a root's URI (from `{caller}`)");
+            let d = cx.report(&META, file, c.cut.range.clone(), message, label);
+            let suggestion = format!("url::Url::parse(&{recv})?.to_file_path()");
+            d.fix(Fix {
+                title: format!("convert the URI with the `url` crate: `{suggestion}` (add `url` to the dependencies)"),
+                applicability: Applicability::DisplayOnly,
+                edits: vec![Edit::replace(c.cut.fix.clone(), suggestion)],
+            });
+        }
     }
 
     fn rust_file(&self, cx: &mut Cx, file: &syn::File) {
@@ -107,15 +154,6 @@ impl Rule for RootUriToPath {
 /// Identifiers that show a function works on the filesystem.
 const FS_WORDS: &[&str] =
     &["Path", "PathBuf", "fs", "File", "read_dir", "read_to_string", "canonicalize", "metadata", "WalkDir"];
-
-/// Whether an identifier in the tokens, at any depth, satisfies `pred`.
-fn idents_any(tokens: &proc_macro2::TokenStream, pred: &dyn Fn(&str) -> bool) -> bool {
-    tokens.clone().into_iter().any(|t| match t {
-        proc_macro2::TokenTree::Ident(i) => pred(&i.to_string()),
-        proc_macro2::TokenTree::Group(g) => idents_any(&g.stream(), pred),
-        _ => false,
-    })
-}
 
 /// What is known of the function is read when first needed: most functions have no cut.
 struct UriCut<'c, 'a, 'f> {
@@ -213,17 +251,7 @@ impl Sink for UriCut<'_, '_, '_> {
         match e {
             Expr::MethodCall(m) => {
                 let name = &m.method;
-                if CUTS.iter().any(|c| name == c) {
-                    let Some(prefix) = m.args.first().and_then(lit_str) else { return };
-                    if !is_file_scheme(&prefix) {
-                        return;
-                    }
-                    // `replace("file://", "")` removes; `replace("file://", "https://")` rewrites.
-                    if (name == "replace" || name == "replacen")
-                        && m.args.iter().nth(1).and_then(lit_str).as_deref() != Some("")
-                    {
-                        return;
-                    }
+                if is_scheme_cut(m) {
                     if let Some(rooted) = self.fires(flow, &m.receiver) {
                         let range = method_call_range(self.cx, m);
                         let fix = self.cx.node_range(&*m.receiver).start..range.end;
@@ -269,8 +297,7 @@ impl Sink for UriCut<'_, '_, '_> {
                     && let Some(rooted) = self.slice_fires(flow, &i.expr, r)
                 {
                     let whole = self.cx.node_range(e);
-                    let start = self.cx.span_range(i.bracket_token.span.open()).start;
-                    let range = if self.cx.text(whole.clone()).len() <= 40 { whole.clone() } else { start..whole.end };
+                    let range = slice_range(self.cx, e, i);
                     // `uri[7..]` (the `&` before it stays: `&PathBuf` reads like `&str` did).
                     self.report(range, &i.expr, rooted, whole);
                 }
@@ -283,20 +310,7 @@ impl Sink for UriCut<'_, '_, '_> {
 impl UriCut<'_, '_, '_> {
     /// `s[7..]`, `s["file://".len()..]`: whether slicing `s` from there cuts a `file://` scheme.
     fn slice_fires(&mut self, flow: &mut Flow, base: &Expr, r: &syn::ExprRange) -> Option<bool> {
-        if r.end.is_some() || !matches!(r.limits, RangeLimits::HalfOpen(_)) {
-            return None;
-        }
-        let start = r.start.as_deref()?;
-        let scheme_len = match strip(start) {
-            Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => {
-                lit_str(&m.receiver).is_some_and(|s| is_file_scheme(&s))
-            }
-            _ => false,
-        };
-        let seven = matches!(int_lit(start), Some(7 | 8));
-        if !scheme_len && !seven {
-            return None;
-        }
+        let (_, scheme_len) = slice_start(r)?;
         let k = flow.kind_of(base);
         if !k.is_some_and(|k| k.is_str() || k == Kind::RootNamed) {
             return None;
@@ -310,21 +324,6 @@ impl UriCut<'_, '_, '_> {
             && (scheme_len || self.scheme_tested().contains(&normalized(base))))
         .then_some(false)
     }
-}
-
-fn lit_str(e: &Expr) -> Option<String> {
-    match strip(e) {
-        Expr::Lit(l) => match &l.lit {
-            Lit::Str(s) => Some(s.value()),
-            _ => None,
-        },
-        Expr::Reference(r) => lit_str(&r.expr),
-        _ => None,
-    }
-}
-
-fn is_file_scheme(s: &str) -> bool {
-    matches!(s, "file://" | "file:///" | "file:")
 }
 
 /// The argument of `Url::parse(x)` under `?`, `.unwrap()`, `.expect(..)`, `.ok()`.
@@ -428,9 +427,34 @@ mod tests {
         assert_eq!(check(text), ["path()", "get(7..)"]);
     }
 
+    /// A root's URI handed to a helper that cuts it: one finding at the cut, naming the caller;
+    /// a helper whose parameter is named like a root is the per-file walk's finding, kept once;
+    /// roots held in test code or client code, and a helper in test code, give none.
+    #[test]
+    fn helpers_reached_by_a_root_uri() {
+        let text = "use rmcp::model::ListRootsResult;\n\
+                    fn to_dir(s: &str) -> &str { s.trim_start_matches(\"file://\") }\n\
+                    fn named(root_uri: &str) -> &str { root_uri.strip_prefix(\"file://\").unwrap() }\n\
+                    fn go(listed: ListRootsResult) { for r in &listed.roots { to_dir(&r.uri); named(&r.uri); } }\n\
+                    fn in_test(x: &str) -> &str { x.strip_prefix(\"file:\").unwrap() }\n\
+                    #[cfg(test)] fn t(listed: ListRootsResult) { for r in &listed.roots { in_test(&r.uri); } }\n";
+        assert_eq!(check(text), ["trim_start_matches(\"file://\")", "strip_prefix(\"file://\")"]);
+        let found = crate::rules::test_support::diagnostics_of("root-uri-to-path", "lib.rs", text);
+        assert!(
+            found[0].message.contains("`go` (lib.rs:4) hands the client's roots to `to_dir`, where `s` is cut"),
+            "{}",
+            found[0].message
+        );
+        let client = "use rmcp::{ClientHandler, model::ListRootsResult};\n\
+                      fn to_dir(s: &str) -> &str { s.trim_start_matches(\"file://\") }\n\
+                      struct C;\nimpl ClientHandler for C {}\n\
+                      impl C { fn go(&self, listed: ListRootsResult) { for r in &listed.roots { to_dir(&r.uri); } } }\n";
+        assert!(check(client).is_empty(), "{:?}", check(client));
+    }
+
     #[test]
     fn cut_words_cover_the_cuts() {
-        for cut in super::CUTS {
+        for cut in crate::model::uri_cuts::CUTS {
             assert!(super::CUT_WORDS.iter().any(|w| cut.contains(w)), "{cut}");
         }
     }
