@@ -486,11 +486,12 @@ impl CrateModel {
         if self.type_fact(&ty).is_some() {
             return Some(ty);
         }
-        let from_crate = self.files.iter().flat_map(|f| &f.uses).any(|u| {
-            u.module == module
-                && !u.glob
-                && u.alias == name
-                && matches!(u.target.first().map(String::as_str), Some("crate" | "self" | "super"))
+        let from_crate = self.uses.get(module).is_some_and(|uses| {
+            uses.iter().any(|u| {
+                !u.glob
+                    && u.alias == name
+                    && matches!(u.target.first().map(String::as_str), Some("crate" | "self" | "super"))
+            })
         });
         if from_crate { self.unique_type_named(name) } else { None }
     }
