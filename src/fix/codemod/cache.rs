@@ -503,19 +503,24 @@ fn first_type_arg(seg: &syn::PathSegment) -> Option<&syn::Type> {
 /// What a lazily filled cell holds per directory: `OnceCell<Vec<PathBuf>>`,
 /// `Arc<RwLock<Option<Vec<String>>>>`, … (a cell or an `Option` somewhere under the wrappers).
 fn lazy_elem(ty: &syn::Type) -> Option<Elem> {
-    let mut ty = ty;
-    let mut lazy = false;
+    wrapped_elem(ty, true)
+}
+
+/// The element of the `Vec` under `Arc`/`Rc`/`RwLock`/`Mutex` wrappers, and, for a `lazy` cell,
+/// under one `OnceCell`/`OnceLock`/`Option` among them.
+fn wrapped_elem(mut ty: &syn::Type, lazy: bool) -> Option<Elem> {
+    let mut cell = false;
     loop {
         let syn::Type::Path(p) = ty else { return None };
         let seg = p.path.segments.last()?;
         let inner = first_type_arg(seg);
         match seg.ident.to_string().as_str() {
             "Arc" | "Rc" | "RwLock" | "Mutex" => ty = inner?,
-            "OnceCell" | "OnceLock" | "Option" if !lazy => {
-                lazy = true;
+            "OnceCell" | "OnceLock" | "Option" if lazy && !cell => {
+                cell = true;
                 ty = inner?;
             }
-            "Vec" if lazy => return elem_of(inner?),
+            "Vec" if cell == lazy => return elem_of(inner?),
             _ => return None,
         }
     }
@@ -574,23 +579,7 @@ fn returned_elem(sig: &syn::Signature) -> Option<Elem> {
 
 /// `Arc<RwLock<Vec<PathBuf>>>`, `Mutex<Vec<String>>`, …
 pub(super) fn cache_elem(ty: &syn::Type) -> Option<Elem> {
-    let mut ty = ty;
-    loop {
-        let syn::Type::Path(p) = ty else { return None };
-        let seg = p.path.segments.last()?;
-        let inner = first_type_arg(seg);
-        match seg.ident.to_string().as_str() {
-            "Arc" | "Rc" | "RwLock" | "Mutex" => ty = inner?,
-            "Vec" => {
-                return match type_last_ident(inner?).as_deref() {
-                    Some("PathBuf") => Some(Elem::PathBuf),
-                    Some("String") => Some(Elem::String),
-                    _ => None,
-                };
-            }
-            _ => return None,
-        }
-    }
+    wrapped_elem(ty, false)
 }
 
 pub(super) fn uses_self_field(block: &syn::Block, field: &str) -> bool {
