@@ -753,6 +753,11 @@ fn refusals_say_why_in_the_code_s_terms() {
             "`remember` is called only from `on_initialized` and stores them in the global `ROOTS`",
         ),
         (
+            "mod globals {\npub static WORKSPACE: std::sync::OnceLock<String> = std::sync::OnceLock::new();\npub fn adopt(dir: String) { let _ = WORKSPACE.set(dir); }\npub fn configure(dir: String) { let _ = WORKSPACE.set(dir); }\n}\nfn main() { globals::configure(std::env::args().nth(1).unwrap_or_default()); }\nimpl Srv {\n#[allow(deprecated)]\nasync fn adopt_first(&self, peer: &Peer<RoleServer>) { let listed = peer.list_roots().await.unwrap(); if let Some(r) = listed.roots.first() { globals::adopt(r.uri.clone()); } }\n}\nimpl ServerHandler for Srv {\nasync fn on_initialized(&self, context: NotificationContext<RoleServer>) { self.adopt_first(&context.peer).await; }\n}\n",
+            "`adopt_first` is called only from `on_initialized` and stores them in the global `WORKSPACE` (through \
+             `globals::adopt`), which `configure` (from `main`) also sets",
+        ),
+        (
             "impl Srv {\n#[allow(deprecated)]\n#[rmcp::tool(description = \"d\")]\nasync fn pick(&self, peer: Peer<RoleServer>) -> String { tokio::select! { r = peer.list_roots() => format!(\"{r:?}\"), _ = tokio::time::sleep(std::time::Duration::from_secs(1)) => String::new() } }\n}\n",
             "is inside the body of the macro `tokio::select!`",
         ),

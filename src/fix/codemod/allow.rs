@@ -525,11 +525,65 @@ pub fn init_only(index: &Index, f: usize) -> Option<String> {
     if callers.is_empty() || !callers.iter().all(is_init) {
         return None;
     }
-    let into = stored_in(site.block).map(|s| format!(" and stores them in {s}")).unwrap_or_default();
+    let into = stored_in(site.block)
+        .or_else(|| stored_through(index, f))
+        .map(|s| format!(" and stores them in {s}"))
+        .unwrap_or_default();
     Some(format!(
-        "`{name}` is called only from `on_initialized`{into}, which the codemod does not follow to the code that \
+        "`{name}` is called only from `on_initialized`{into}; the codemod does not follow that to the code that \
          reads it: no tool asks for the roots itself, so none is given a directory parameter"
     ))
+}
+
+/// Where a helper puts the roots through a free function of the crate that writes a global
+/// (`globals::set_root(path)` with `ROOT.set(..)` in it), and who else sets that global (a
+/// configured value the server already has): for the refusal. Functions are matched by name, and
+/// only a name the crate defines once counts.
+fn stored_through(index: &Index, helper: usize) -> Option<String> {
+    struct Calls(Vec<syn::Path>);
+    impl<'ast> Visit<'ast> for Calls {
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            if let Expr::Path(p) = &*c.func {
+                self.0.push(p.path.clone());
+            }
+            visit::visit_expr_call(self, c);
+        }
+    }
+    let free = |name: &str| {
+        let mut found = index.fns.iter().enumerate().filter(|(_, g)| {
+            g.imp.is_none() && g.name() == name && !g.sig.inputs.iter().any(|a| matches!(a, syn::FnArg::Receiver(_)))
+        });
+        let one = found.next();
+        one.filter(|_| found.next().is_none()).map(|(j, _)| j)
+    };
+    let global = |j: usize| stored_in(index.fns[j].block).filter(|s| s.starts_with("the global"));
+    let mut calls = Calls(Vec::new());
+    calls.visit_block(index.fns[helper].block);
+    for path in &calls.0 {
+        let Some(last) = path.segments.last().map(|s| s.ident.to_string()) else { continue };
+        let Some(setter) = free(&last) else { continue };
+        let Some(written) = global(setter) else { continue };
+        let shown = path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
+        // Another setter of the same global, and who calls it: the server's own configuration.
+        let others: Vec<String> = (0..index.fns.len())
+            .filter(|&j| j != setter && j != helper && global(j).as_deref() == Some(written.as_str()))
+            .map(|j| {
+                let name = index.fns[j].name();
+                let callers: Vec<String> = index
+                    .fns
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, g)| *k != j && g.mentions(&name))
+                    .map(|(_, g)| format!("`{}`", g.name()))
+                    .collect();
+                if callers.is_empty() { format!("`{name}`") } else { format!("`{name}` (from {})", callers.join(", ")) }
+            })
+            .collect();
+        let also =
+            if others.is_empty() { String::new() } else { format!(", which {} also sets", others.join(" and ")) };
+        return Some(format!("{written} (through `{shown}`){also}"));
+    }
+    None
 }
 
 /// Where a helper called only from `on_initialized` puts the roots, for its refusal: a global
