@@ -499,9 +499,7 @@ fn analyse(
     if let Some(facts) = facts {
         let model = CrateModel::new(vec![facts]);
         let found = run_crate_rules(&model_rules, &model, vec![CrateFile { file, crate_ctx }]);
-        for (_, d) in found {
-            push_new(&mut diagnostics, d);
-        }
+        diagnostics.extend(found.into_iter().map(|(_, d)| d));
     }
     finish(file, diagnostics, suppressions, &extents, settings)
 }
@@ -566,7 +564,7 @@ fn finish_crate(mut files: Vec<PendingFile>) -> Vec<FileReport> {
         // A rule reports only in the files its words selected.
         let file = &mut files[index];
         if file.model_rules.iter().any(|r| r.meta().name == d.rule) {
-            push_new(&mut file.diagnostics, d);
+            file.diagnostics.push(d);
         }
     }
     files
@@ -576,14 +574,6 @@ fn finish_crate(mut files: Vec<PendingFile>) -> Vec<FileReport> {
             report_of(p.file, p.crate_ctx, diagnostics)
         })
         .collect()
-}
-
-/// Adds a crate rule's finding unless the same rule already reported the same range in the file
-/// (its per-file walk and the crate model may both see one cut).
-fn push_new(diagnostics: &mut Vec<Diagnostic>, d: Diagnostic) {
-    if !diagnostics.iter().any(|o| o.rule == d.rule && o.range == d.range) {
-        diagnostics.push(d);
-    }
 }
 
 fn run_crate_rules(
@@ -613,6 +603,8 @@ fn finish(
     }
     let mut diagnostics = suppressions.apply(file, diagnostics, extents, settings);
     diagnostics.sort_by(|a, b| (a.range.start, a.range.end, a.rule).cmp(&(b.range.start, b.range.end, b.rule)));
+    // One finding per rule and range: a crate rule may see what the same rule's per-file walk saw
+    // (the stable sort keeps the per-file one, reported first).
     diagnostics.dedup_by(|a, b| a.rule == b.rule && a.range == b.range);
     diagnostics
 }

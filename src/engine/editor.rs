@@ -30,6 +30,8 @@ struct OtherFile {
     stamp: Stamp,
     file: Arc<SourceFile>,
     scan: Scan,
+    /// It has roots words (`model::roots::ROOTS_WORDS`), searched once when read.
+    roots_words: bool,
     crate_ctx: Arc<CrateContext>,
     /// Its facts, extracted with the crate's flags (`None`: no model rule's word selects it, or it
     /// does not parse).
@@ -75,10 +77,7 @@ impl CrateFiles {
         }
         let rules = rules.as_slice();
         let roots_in_crate = crate::model::roots::mentions_roots_words(&file.text)
-            || others
-                .iter()
-                .filter_map(|p| cache.get(p))
-                .any(|o| crate::model::roots::mentions_roots_words(&o.file.text));
+            || others.iter().filter_map(|p| cache.get(p)).any(|o| o.roots_words);
         let retries_in_crate = contexts.crate_selects(&file.path, crate::model::retries::RULE);
         let flags = (roots_in_crate, retries_in_crate);
         for path in &others {
@@ -94,18 +93,16 @@ impl CrateFiles {
         let (mut diagnostics, extents, facts) = analyse_file(file, crate_ctx, rules, role, &suppressions, Some(feed));
         if let Some(facts) = facts {
             // The model's files in path order, as `finish_crate` has them.
-            let mut files: Vec<(&Path, FileFacts, &SourceFile, &CrateContext)> = others
+            let mut files: Vec<(FileFacts, &SourceFile, &CrateContext)> = others
                 .iter()
                 .filter_map(|p| cache.get(p))
-                .filter_map(|o| {
-                    o.facts.as_ref().map(|(_, f)| (o.file.path.as_path(), f.clone(), &*o.file, &*o.crate_ctx))
-                })
+                .filter_map(|o| o.facts.as_ref().map(|(_, f)| (f.clone(), &*o.file, &*o.crate_ctx)))
                 .collect();
-            files.push((&file.path, facts, file, crate_ctx));
-            files.sort_by(|a, b| a.0.cmp(b.0));
-            let this = files.iter().position(|f| f.0 == file.path).expect("pushed above");
-            let cx_files = files.iter().map(|(_, _, file, crate_ctx)| CrateFile { file, crate_ctx }).collect();
-            let model = CrateModel::new(files.iter().map(|(_, facts, _, _)| facts.clone()).collect());
+            files.push((facts, file, crate_ctx));
+            files.sort_by(|a, b| a.1.path.cmp(&b.1.path));
+            let this = files.iter().position(|f| f.1.path == file.path).expect("pushed above");
+            let cx_files = files.iter().map(|&(_, file, crate_ctx)| CrateFile { file, crate_ctx }).collect();
+            let model = CrateModel::new(files.into_iter().map(|(facts, _, _)| facts).collect());
             let model_rules: Vec<&'static dyn Rule> = rules.iter().copied().filter(|r| r.uses_model()).collect();
             let found = run_crate_rules(&model_rules, &model, cx_files);
             diagnostics.extend(found.into_iter().filter(|(index, _)| *index == this).map(|(_, d)| d));
@@ -118,19 +115,18 @@ impl CrateFiles {
 /// those of crates nested in it, nor what configuration excludes.
 fn crate_files(contexts: &CrateContexts, crate_key: &Path, except: &Path) -> Vec<PathBuf> {
     let found = crate::discover::discover(&[crate_key.to_path_buf()]);
+    // The document's own path, canonical once (the walk may spell it otherwise).
+    let except_canonical = except.canonicalize().ok();
+    let same_file = |p: &Path| p == except || except_canonical.is_some() && p.canonicalize().ok() == except_canonical;
     let mut out: Vec<PathBuf> = found
         .files
         .into_iter()
         .map(|(path, _)| path)
-        .filter(|p| FileKind::of(p) == FileKind::Rust && p != except && !same_file(p, except))
+        .filter(|p| FileKind::of(p) == FileKind::Rust && !same_file(p))
         .filter(|p| contexts.crate_and_module(p).0 == crate_key)
         .collect();
     out.sort();
     out
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
 }
 
 fn stamp_of(path: &Path) -> Stamp {
@@ -149,8 +145,9 @@ fn read_other(settings: &Settings, contexts: &CrateContexts, path: &Path, stamp:
     let scan = Prefilter::every_rule().scan(text.as_bytes(), FileKind::of(path));
     // What the file's words select counts for the whole crate, as in `check`.
     super::note_crate_words(contexts, path, &scan, &text);
+    let roots_words = crate::model::roots::mentions_roots_words(&text);
     let file = Arc::new(SourceFile::new(path.to_path_buf(), crate::discover::display_path(path), text));
-    Some(OtherFile { stamp, file, scan, crate_ctx, facts: None })
+    Some(OtherFile { stamp, file, scan, roots_words, crate_ctx, facts: None })
 }
 
 /// The facts of another file of the crate, when a model rule's words select it (as `check` feeds
