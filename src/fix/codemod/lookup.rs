@@ -170,6 +170,24 @@ fn is_err_value(e: &Expr) -> bool {
 
 /// A value whose `let` can go without changing what the code does: a literal, a path, or a call
 /// of a path on such values (`Duration::from_secs(10)`).
+/// The deletion of `let <name> = <plain value>;` in `block` (a value without side effects, so
+/// nothing is lost with it) when `reads` says no other statement of the block reads `name`.
+pub(super) fn unused_plain_local(
+    src: &Src,
+    block: &syn::Block,
+    name: &str,
+    reads: impl Fn(Range<usize>) -> bool,
+) -> Option<Range<usize>> {
+    let bound = block.stmts.iter().find(|stmt| {
+        matches!(stmt, Stmt::Local(l)
+            if matches!(&l.pat, Pat::Ident(p) if p.ident == name && p.subpat.is_none())
+                && l.init.as_ref().is_some_and(|i| i.diverge.is_none() && is_plain_value(&i.expr)))
+    })?;
+    let bound = src.range(bound);
+    let still_read = block.stmts.iter().map(|stmt| src.range(stmt)).any(|r| r != bound && reads(r));
+    (!still_read).then(|| super::text::deletion(src.text, bound))
+}
+
 fn is_plain_value(e: &Expr) -> bool {
     match strip_parens(e) {
         Expr::Lit(_) | Expr::Path(_) => true,
@@ -468,13 +486,6 @@ impl<'s> Rewriter<'s> {
     /// (`Duration::from_secs(10)`, a constant) that no statement left standing mentions.
     fn drop_unused_limits(&mut self, block: &syn::Block) {
         for name in std::mem::take(&mut self.timeout_limits) {
-            let bound_here = block.stmts.iter().find(|stmt| {
-                matches!(stmt, Stmt::Local(l)
-                    if matches!(&l.pat, Pat::Ident(p) if p.ident == name && p.subpat.is_none())
-                        && l.init.as_ref().is_some_and(|i| i.diverge.is_none() && is_plain_value(&i.expr)))
-            });
-            let Some(bound) = bound_here else { continue };
-            let bound = self.range(bound);
             let deleted = |r: &Range<usize>| {
                 self.edits.iter().any(|e| {
                     e.byte_range.start <= r.start
@@ -482,12 +493,9 @@ impl<'s> Rewriter<'s> {
                         && !super::text::mentions_ident(&e.replacement, &name)
                 })
             };
-            let still_read =
-                block.stmts.iter().map(|stmt| self.range(stmt)).any(|r| {
-                    r != bound && !deleted(&r) && super::text::mentions_ident(self.src.slice(r.clone()), &name)
-                });
-            if !still_read {
-                self.edits.push(Edit::delete(super::text::deletion(self.src.text, bound)));
+            let reads = |r: Range<usize>| !deleted(&r) && super::text::mentions_ident(self.src.slice(r), &name);
+            if let Some(bound) = unused_plain_local(self.src, block, &name, reads) {
+                self.edits.push(Edit::delete(bound));
             }
         }
     }

@@ -349,21 +349,12 @@ impl Tails {
 /// The `let limit = …;` of a timeout the rewrite removed, when nothing else reads it.
 fn unused_limit(src: &Src, block: &syn::Block, limit: &Expr, removed: &Range<usize>) -> Option<Edit> {
     let name = super::lookup::ident_of(limit)?;
-    let stmt = block.stmts.iter().find(
-        |s| matches!(s, Stmt::Local(l) if matches!(&l.pat, Pat::Ident(p) if p.ident == name) && l.init.is_some()),
-    )?;
-    let r = src.range(stmt);
-    let body = src.range(block);
-    let rest = format!(
-        "{}{}{}",
-        &src.text[body.start..r.start],
-        &src.text[r.end..removed.start],
-        &src.text[removed.end..body.end]
-    );
-    if mentions_ident(&rest, &name) {
-        return None;
-    }
-    Some(Edit::replace(super::text::deletion(src.text, r), String::new()))
+    let reads = |r: Range<usize>| {
+        let (before, after) = (r.start..removed.start.clamp(r.start, r.end), removed.end.clamp(r.start, r.end)..r.end);
+        mentions_ident(&src.text[before], &name) || mentions_ident(&src.text[after], &name)
+    };
+    let bound = super::lookup::unused_plain_local(src, block, &name, reads)?;
+    Some(Edit::delete(bound))
 }
 
 fn is_path(e: &Expr, name: &str) -> bool {
