@@ -98,6 +98,10 @@ fn fix_and_build(name: &str, args: &[&str], applied: &str, warning_free: bool) -
     assert!(matches!(fix.status.code(), Some(0 | 1)), "fix failed: {stderr}");
     assert!(stderr.contains(applied), "{stderr}");
     let target = shared_target();
+    // Two tests may build two fixes of one crate into the shared target, and so to one binary
+    // path: each takes its binary out of the target before the next build can replace it.
+    static BUILDS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let guard = BUILDS.lock().unwrap_or_else(|e| e.into_inner());
     let build = Command::new(env!("CARGO"))
         .current_dir(&krate)
         .args(["build", "--locked", "--quiet"])
@@ -108,7 +112,10 @@ fn fix_and_build(name: &str, args: &[&str], applied: &str, warning_free: bool) -
     assert!(build.status.success(), "the fixed {name} does not build:\n{build_err}");
     // The opt-in migrations are held to it; the default ones keep the crate's own warnings.
     assert!(!warning_free || !build_err.contains("warning"), "the fixed {name} warns:\n{build_err}");
-    (dir, target.join("debug").join(name))
+    let binary = dir.path().join(format!("{name}-server"));
+    std::fs::copy(target.join("debug").join(name), &binary).unwrap();
+    drop(guard);
+    (dir, binary)
 }
 
 /// A server over stdio, killed when dropped.
