@@ -171,7 +171,7 @@ pub fn fn_facts(
     }
     if !out.cuts.is_empty() && text_may_mention(fn_text(cx, sig, body), &["decode", "unescape"]) {
         let tokens = quote::ToTokens::to_token_stream(body);
-        out.decodes = idents_any(&tokens, &|i| i.contains("decode") || i.contains("unescape"));
+        out.decodes = crate::rust::syntax::idents_any(&tokens, &|i| i.contains("decode") || i.contains("unescape"));
     }
     Some(Box::new(out))
 }
@@ -179,15 +179,6 @@ pub fn fn_facts(
 /// A parameter type that may hold a URI or a list of them (strings, `Root`s), not a path.
 fn uri_type(ty: &str) -> bool {
     !ty.contains("Path") && ["str", "String", "Root", "Cow"].iter().any(|w| ty.contains(w))
-}
-
-/// Whether an identifier in the tokens, at any depth, satisfies `pred`.
-pub fn idents_any(tokens: &proc_macro2::TokenStream, pred: &dyn Fn(&str) -> bool) -> bool {
-    tokens.clone().into_iter().any(|t| match t {
-        proc_macro2::TokenTree::Ident(i) => pred(&i.to_string()),
-        proc_macro2::TokenTree::Group(g) => idents_any(&g.stream(), pred),
-        _ => false,
-    })
 }
 
 /// A string literal, through `&` and parentheses.

@@ -40,12 +40,10 @@ use crate::diagnostic::{Applicability, Edit, Fix};
 use crate::model::CrateModel;
 use crate::model::flow::{Flow, Kind, Sink, Walker, compact, normalized, strip};
 use crate::model::roots::{self, ROOTS_WORDS, may_hold_roots, server_code_with_roots};
-use crate::model::uri_cuts::{
-    idents_any, is_file_scheme, is_scheme_cut, lit_str, root_uri_cuts, slice_range, slice_start,
-};
+use crate::model::uri_cuts::{is_file_scheme, is_scheme_cut, lit_str, root_uri_cuts, slice_range, slice_start};
 use crate::rules::{FnRef, Rule, RuleMeta, concat_words};
 use crate::rust::macro_body::MacroBody;
-use crate::rust::syntax::{block_text, fn_text, method_call_range, text_may_mention};
+use crate::rust::syntax::{block_text, fn_text, idents_any, method_call_range, text_may_mention, tokens_mention_any};
 
 pub struct RootUriToPath;
 
@@ -179,7 +177,7 @@ impl UriCut<'_, '_, '_> {
             // Outside roots, only code that works on files is turning the URI into a path.
             let server = self.cx.role() == Role::Server
                 && text_may_mention(self.text, FS_WORDS)
-                && idents_any(self.body_tokens(), &|i| FS_WORDS.contains(&i));
+                && tokens_mention_any(self.body_tokens(), FS_WORDS);
             self.server = Some(server);
         }
         self.server == Some(true)

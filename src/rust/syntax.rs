@@ -179,6 +179,16 @@ pub fn tokens_mention_any(tokens: &TokenStream, names: &[&str]) -> bool {
     false
 }
 
+/// Whether an identifier in the tokens, at any depth, satisfies `pred` (`tokens_mention_any` for
+/// a test other than a name: `decode` in any identifier).
+pub fn idents_any(tokens: &TokenStream, pred: &dyn Fn(&str) -> bool) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        TokenTree::Ident(i) => pred(&i.to_string()),
+        TokenTree::Group(g) => idents_any(&g.stream(), pred),
+        _ => false,
+    })
+}
+
 /// Whether tokens name a method: an identifier containing `method` (`req.method`, `method_name`)
 /// or the string `"method"` (`msg["method"]`).
 pub fn mentions_method(tokens: &TokenStream) -> bool {
