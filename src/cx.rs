@@ -51,6 +51,9 @@ pub struct Cx<'a> {
     macro_bodies: MacroBodies,
     /// `json!` bodies read so far, by the range of their delimiters (see `json_macro`).
     json_bodies: RefCell<HashMap<(usize, usize), JsonBody>>,
+    /// How many places that name strings without sending them (`rust::quoted`) enclose the node
+    /// being visited; the visitor keeps it.
+    pub(crate) quoting: u32,
 }
 
 impl<'a> Cx<'a> {
@@ -68,7 +71,14 @@ impl<'a> Cx<'a> {
             states: HashMap::new(),
             macro_bodies: MacroBodies::default(),
             json_bodies: RefCell::default(),
+            quoting: 0,
         }
+    }
+
+    /// Whether the node being visited is named, not sent or handled: in an assertion, a refusing
+    /// call's arguments, or a list of what 2026-07-28 removed (`rust::quoted`).
+    pub fn quoted(&self) -> bool {
+        self.quoting > 0
     }
 
     /// Whether Rust code at `range` is test code (never true in a JSON file).

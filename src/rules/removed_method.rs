@@ -33,6 +33,7 @@ use crate::json::{JsonKind, JsonNode, Step};
 use crate::model::handlers::has_mcp_prefix;
 use crate::model::{CrateModel, HandlerKind};
 use crate::rules::{FnRef, Rule, RuleMeta};
+use crate::rust::quoted::is_removal_pattern;
 use crate::rust::rejects::{block_rejects, expr_rejects, is_label, strip};
 use crate::rust::requests::{
     Resolved, StrConst, collect_str_consts, is_send_verb, pattern_strs, peer_like_receiver, record_peer_params,
@@ -217,8 +218,9 @@ impl Rule for RemovedMethod {
         if !r.generic {
             return;
         }
-        if r.wire == PING && field("id").is_some() && cx.role() == Role::Server {
-            return; // the server's own ping: `server-initiated-request`
+        // The server's own ping is `server-initiated-request`'s; a test's goes to the server under test.
+        if r.wire == PING && field("id").is_some() && cx.role() == Role::Server && !cx.in_test_code(&range) {
+            return;
         }
         report_str(cx, r, range, defined, "used as a message's method");
     }
@@ -247,7 +249,12 @@ impl Rule for RemovedMethod {
         if !cx.text(range.clone()).contains(r.wire) {
             return;
         }
-        if cx.origin == Origin::Rust && r.wire == PING && node.member("id").is_some() && cx.role() == Role::Server {
+        if cx.origin == Origin::Rust
+            && r.wire == PING
+            && node.member("id").is_some()
+            && cx.role() == Role::Server
+            && !cx.in_test_code(&range)
+        {
             return; // the server's own ping: `server-initiated-request`
         }
         report_str(cx, r, range, None, "a removed method");
@@ -270,7 +277,8 @@ fn rejected(cx: &Cx, range: &Range<usize>) -> bool {
 
 fn report(cx: &mut Cx, range: Range<usize>, method: &str, what: String, label: &str) {
     let Some(r) = removed(method) else { return };
-    if r.needs_evidence && !has_evidence(cx) {
+    // Named in an assertion, a refusal or a list of what was removed (`rust::quoted`).
+    if cx.quoted() || r.needs_evidence && !has_evidence(cx) {
         return;
     }
     let kind = if method.starts_with("notifications/") { "notification" } else { "method" };
@@ -278,7 +286,7 @@ fn report(cx: &mut Cx, range: Range<usize>, method: &str, what: String, label: &
 }
 
 fn report_str(cx: &mut Cx, r: &Removed, range: Range<usize>, defined: Option<Range<usize>>, label: &str) {
-    if r.needs_evidence && !has_evidence(cx) {
+    if cx.quoted() || r.needs_evidence && !has_evidence(cx) {
         return;
     }
     let kind = if r.wire.starts_with("notifications/") { "notification" } else { "method" };
@@ -301,8 +309,9 @@ fn check_args<'a>(cx: &mut Cx, args: impl Iterator<Item = &'a Expr>, registering
         if !r.generic || rejected(cx, &range) {
             continue;
         }
-        // A `ping` sent by server code is `server-initiated-request`'s.
-        if r.wire == PING && cx.role() == Role::Server && !registering {
+        // A `ping` sent by server code is `server-initiated-request`'s; a test's goes to the
+        // server under test.
+        if r.wire == PING && cx.role() == Role::Server && !registering && !cx.in_test_code(&range) {
             continue;
         }
         let label = if registering { "a handler registered for a removed method" } else { "sent as a method" };
@@ -523,8 +532,10 @@ impl<'ast> Visit<'ast> for BodyWalk<'_, '_> {
         }
         let mut strs = Vec::new();
         pattern_strs(self.cx, &pat, &self.consts, &mut strs);
+        // `matches!(method, "initialize" | "ping" | "logging/setLevel")` names what was removed.
+        let listed = is_removal_pattern(&pat);
         for (v, range, defined) in strs {
-            self.found(&v, range, defined, false, "matched as a method");
+            self.found(&v, range, defined, listed, "matched as a method");
         }
     }
 }
@@ -537,6 +548,14 @@ mod tests {
     #[test]
     fn every_variant_is_of_a_listed_enum() {
         assert!(super::VARIANTS.iter().all(|(e, _, _)| super::SDK_ENUMS.contains(e)));
+    }
+
+    /// A list of removed methods is told by `rust::quoted`'s table, which must know each of ours.
+    #[test]
+    fn every_removed_method_has_a_feature() {
+        for r in super::methods::REMOVED {
+            assert!(crate::rust::quoted::removed_feature(r.wire).is_some(), "{}", r.wire);
+        }
     }
 
     fn findings(name: &str, text: &str) -> Vec<(usize, String)> {

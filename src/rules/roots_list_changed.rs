@@ -151,7 +151,8 @@ impl Rule for RootsListChanged {
     }
 
     fn lit_str(&self, cx: &mut Cx, lit: &syn::LitStr, value: &str) {
-        if value == WIRE_METHOD || value == WIRE_METHOD_CAMEL {
+        // Named in an assertion, a refusal or a list of what was removed (`rust::quoted`).
+        if (value == WIRE_METHOD || value == WIRE_METHOD_CAMEL) && !cx.quoted() {
             let range = cx.node_range(lit);
             report_wire(cx, range, value);
         }
@@ -159,7 +160,7 @@ impl Rule for RootsListChanged {
 
     fn json_node(&self, cx: &mut Cx, node: &JsonNode, path: &[Step]) {
         match &node.kind {
-            JsonKind::String(s) if s == WIRE_METHOD || s == WIRE_METHOD_CAMEL => {
+            JsonKind::String(s) if (s == WIRE_METHOD || s == WIRE_METHOD_CAMEL) && !cx.quoted() => {
                 let range = node.range.clone();
                 report_wire(cx, range, s);
             }

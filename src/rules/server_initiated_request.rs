@@ -185,7 +185,7 @@ impl Rule for ServerInitiatedRequest {
         let (Some(method), Some(id)) = (field("method"), field("id")) else { return };
         let consts = file_consts(cx);
         if let Some(found) = method_value(cx, &method.expr, &consts)
-            && sent_by_this_side(cx, &found.value)
+            && wire_request_of_this_side(cx, &found)
         {
             let id_range = cx.node_range(id);
             report_request_object(cx, &found, id_range);
@@ -217,7 +217,7 @@ impl Rule for ServerInitiatedRequest {
         // In JSON files every `ping` is `removed-method`'s; in Rust only the server's are ours.
         let ours = match cx.origin {
             Origin::JsonFile => found.value != PING,
-            Origin::Rust => sent_by_this_side(cx, &found.value),
+            Origin::Rust => wire_request_of_this_side(cx, &found),
         };
         if ours {
             report_request_object(cx, &found, id.range.clone());
@@ -372,6 +372,13 @@ fn sent_by_this_side(cx: &Cx, method: &str) -> bool {
     method != PING || cx.role() == Role::Server
 }
 
+/// Whether a request written out by its method name (a JSON-RPC struct, `json!` object or
+/// `send_request("…")`) is this rule's: as `sent_by_this_side`, and not in test code, where such a
+/// request goes from the test to the server under test (a test's `ping` is `removed-method`'s).
+fn wire_request_of_this_side(cx: &Cx, found: &MethodValue) -> bool {
+    !cx.in_test_code(&found.range) && sent_by_this_side(cx, &found.value)
+}
+
 fn spelling_fires(cx: &Cx, spelling: &Spelling, call: &syn::ExprMethodCall) -> bool {
     if call.args.len() > spelling.max_args || is_self(&call.receiver) {
         return false;
@@ -432,7 +439,7 @@ fn check_send_args<'a>(cx: &mut Cx, args: impl Iterator<Item = &'a Expr>) {
     let consts = file_consts(cx);
     for arg in args {
         if let Some(found) = method_value(cx, arg, &consts) {
-            if !sent_by_this_side(cx, &found.value) {
+            if !wire_request_of_this_side(cx, &found) {
                 continue;
             }
             let d = report(

@@ -6,6 +6,7 @@ pub mod loops;
 pub mod macro_body;
 pub mod mrtr_mentions;
 pub mod parse;
+pub mod quoted;
 pub mod recover;
 pub mod rejects;
 pub mod requests;

@@ -13,6 +13,7 @@ use crate::cx::Cx;
 use crate::json::{self, JsonKind, JsonNode};
 use crate::rules::{FnRef, Rule};
 use crate::rust::macro_body::MacroBody;
+use crate::rust::quoted;
 use crate::rust::syntax::{has_attr, sig_mentions};
 
 pub struct RuleVisitor<'c, 'a> {
@@ -156,21 +157,35 @@ impl<'ast> Visit<'ast> for RuleVisitor<'_, '_> {
     fn visit_expr_method_call(&mut self, e: &'ast syn::ExprMethodCall) {
         // Named once for every rule (most hooks start by comparing the name).
         let name = e.method.to_string();
+        let saved = self.enter_call(None, &name);
         for rule in self.rules {
             rule.method_call(self.cx, e, &name);
         }
         visit::visit_expr_method_call(self, e);
+        self.cx.quoting = saved;
     }
 
     fn visit_expr_call(&mut self, e: &'ast syn::ExprCall) {
-        let callee = match &*e.func {
-            syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        let func = match &*e.func {
+            syn::Expr::Path(p) => Some(&p.path),
             _ => None,
         };
+        let callee = func.and_then(|p| p.segments.last()).map(|s| s.ident.to_string());
+        let saved = callee.as_deref().map(|name| self.enter_call(func, name));
         for rule in self.rules {
             rule.call(self.cx, e, callee.as_deref());
         }
         visit::visit_expr_call(self, e);
+        if let Some(saved) = saved {
+            self.cx.quoting = saved;
+        }
+    }
+
+    fn visit_expr_array(&mut self, e: &'ast syn::ExprArray) {
+        let list = quoted::is_removal_array(e);
+        self.cx.quoting += u32::from(list);
+        visit::visit_expr_array(self, e);
+        self.cx.quoting -= u32::from(list);
     }
 
     fn visit_expr_path(&mut self, e: &'ast syn::ExprPath) {
@@ -206,10 +221,16 @@ impl<'ast> Visit<'ast> for RuleVisitor<'_, '_> {
     }
 
     fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
+        // A message built inside an assertion is a message (`rust::quoted`).
+        let saved = self.cx.quoting;
+        if saved > 0 && quoted::is_message_literal(e) {
+            self.cx.quoting = 0;
+        }
         for rule in self.rules {
             rule.struct_lit(self.cx, e);
         }
         visit::visit_expr_struct(self, e);
+        self.cx.quoting = saved;
     }
 
     fn visit_lit_str(&mut self, l: &'ast syn::LitStr) {
@@ -232,6 +253,27 @@ impl<'ast> Visit<'ast> for RuleVisitor<'_, '_> {
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
         let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let assertion = quoted::is_assertion_macro(&name);
+        self.cx.quoting += u32::from(assertion);
+        self.visit_macro_body(m, &name);
+        self.cx.quoting -= u32::from(assertion);
+    }
+}
+
+impl RuleVisitor<'_, '_> {
+    /// Around a call: its arguments are quoted when its name says it refuses them, and a message
+    /// again when it sends (`rust::quoted`). Returns the count to restore.
+    fn enter_call(&mut self, func: Option<&syn::Path>, name: &str) -> u32 {
+        let saved = self.cx.quoting;
+        if saved > 0 && quoted::builds_message(func, name) {
+            self.cx.quoting = 0;
+        } else if quoted::names_a_refusal(name) {
+            self.cx.quoting += 1;
+        }
+        saved
+    }
+
+    fn visit_macro_body(&mut self, m: &syn::Macro, name: &str) {
         if name == "json" {
             if let Some(root) = self.cx.json_macro(m) {
                 self.visit_json(&root);
@@ -239,11 +281,14 @@ impl<'ast> Visit<'ast> for RuleVisitor<'_, '_> {
             return;
         }
         // `matches!(value, Pattern if guard)`: the second half is a pattern, not an expression.
-        if matches!(name.as_str(), "matches" | "assert_matches" | "debug_assert_matches")
+        if matches!(name, "matches" | "assert_matches" | "debug_assert_matches")
             && let Ok(m) = MatchesBody::parse.parse2(m.tokens.clone())
         {
             self.visit_expr(&m.value);
+            let list = quoted::is_removal_pattern(&m.pat);
+            self.cx.quoting += u32::from(list);
             self.visit_pat(&m.pat);
+            self.cx.quoting -= u32::from(list);
             if let Some(guard) = &m.guard {
                 self.visit_expr(guard);
             }
