@@ -845,6 +845,29 @@ impl ServerHandler for Files {
     assert_eq!(fixed, want, "{summary}");
     assert!(summary.contains("removed the roots part of `on_initialized`"), "{summary}");
     assert_eq!(exit, 0, "{summary}");
+
+    // The same file in no crate: nothing is rewritten, and the finding says why (the codemod
+    // rewrites a crate at once), not a bare "needs a person"; so does another SDK's request.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("files.rs"), code).unwrap();
+    let other = "use rust_mcp_sdk::McpServer;\n\
+                 pub async fn folders(runtime: &dyn McpServer) {\n\
+                     let listed = runtime.request_root_list(None).await;\n\
+                     drop(listed);\n\
+                 }\n";
+    std::fs::write(dir.path().join("other_sdk.rs"), other).unwrap();
+    let out = mcp_lint(dir.path())
+        .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "--diff", "--select", "server-roots-request", "."])
+        .output()
+        .unwrap();
+    let summary = String::from_utf8(out.stderr).unwrap();
+    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(!summary.contains("needs a person"), "{summary}");
+    assert!(
+        summary.contains("files.rs:45:42: server-roots-request (the roots codemod rewrites a whole crate at once, and this file is in none"),
+        "{summary}"
+    );
+    assert!(summary.contains("is rust-mcp-sdk's request, which the roots codemod does not rewrite"), "{summary}");
 }
 
 /// `fix_one_file` without a forced migration.

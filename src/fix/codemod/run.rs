@@ -160,23 +160,37 @@ impl Prepared {
 /// Says why each `server-roots-request` finding left after fixing was left: the codemod's reason
 /// when it refused the lookup, or that it is an unsafe fix when it would rewrite it.
 pub fn explain_remaining(files: &mut [FileFix], mode: Mode, contexts: &CrateContexts, max: u64, settings: &Settings) {
-    let mut by_crate: BTreeMap<PathBuf, Vec<usize>> = BTreeMap::new();
+    // By crate; a file in no crate (no `Cargo.toml` above it) is planned alone, so that its
+    // findings get the codemod's reasons too.
+    let mut by_crate: BTreeMap<Result<PathBuf, usize>, Vec<usize>> = BTreeMap::new();
     for (i, f) in files.iter().enumerate() {
-        if f.remaining.iter().any(|(d, _)| d.rule == RULE)
-            && let Some(m) = contexts.for_file(&f.path).manifest.clone()
-        {
-            by_crate.entry(m).or_default().push(i);
+        if f.remaining.iter().any(|(d, _)| d.rule == RULE) {
+            let group = contexts.for_file(&f.path).manifest.clone().ok_or(i);
+            by_crate.entry(group).or_default().push(i);
         }
     }
-    for (manifest, indices) in by_crate {
-        // The crate as it will be: fixed texts where the run has them.
-        let mut crate_files = load_crate(&manifest, max);
-        for cf in &mut crate_files {
-            if let Some(f) = files.iter().find(|f| key(&f.path) == key(&cf.path)) {
-                cf.text = f.fixed.clone();
+    for (group, indices) in by_crate {
+        let (crate_files, outcome) = match &group {
+            Ok(manifest) => {
+                // The crate as it will be: fixed texts where the run has them.
+                let mut crate_files = load_crate(manifest, max);
+                for cf in &mut crate_files {
+                    if let Some(f) = files.iter().find(|f| key(&f.path) == key(&cf.path)) {
+                        cf.text = f.fixed.clone();
+                    }
+                }
+                let outcome = plan_crate_with(&crate_files, Some(manifest), settings.roots_to_for(manifest));
+                (crate_files, outcome)
             }
-        }
-        let outcome = plan_crate_with(&crate_files, Some(&manifest), settings.roots_to_for(&manifest));
+            Err(i) => {
+                let f = &files[*i];
+                let crate_files =
+                    vec![CrateFile { path: f.path.clone(), display: f.display.clone(), text: f.fixed.clone() }];
+                let outcome = plan_crate_with(&crate_files, None, settings.roots_to_for(&f.path));
+                (crate_files, outcome)
+            }
+        };
+        let alone = group.is_err();
         for i in indices {
             let file_key = key(&files[i].path);
             let refused: Vec<_> = outcome
@@ -199,6 +213,12 @@ pub fn explain_remaining(files: &mut [FileFix], mode: Mode, contexts: &CrateCont
                     }
                     None if mode == Mode::Safe => {
                         "unsafe fix: pass --unsafe-fixes to give the tool a directory parameter instead (this changes its input schema)".into()
+                    }
+                    // The codemod rewrites a crate at once (its tools, handlers and capability).
+                    None if alone && !outcome.applied.is_empty() => {
+                        "the roots codemod rewrites a whole crate at once, and this file is in none (no `Cargo.toml` \
+                         above it): run `fix` on the crate it belongs to"
+                            .into()
                     }
                     None => super::why::unseen(&crate_files, &file_key, &d.range, contexts),
                 };
