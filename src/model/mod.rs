@@ -208,6 +208,9 @@ pub struct FnFact {
     pub fields: Vec<FieldAccess>,
     /// Arms of a dispatcher `match` on MCP method strings.
     pub arms: Vec<ArmFact>,
+    /// Arms of a `match` on a request enum's variants named after MCP methods
+    /// (`McpRequest::Initialize(p)`, `ClientRequest::InitializeRequest(r)`; `handlers::variant_method`).
+    pub variant_arms: Vec<ArmFact>,
     /// State accesses not written as `self.…`: through a local bound to a place (`let g =
     /// self.state.lock().unwrap(); g.x`), of a state parameter (`state: &mut State`), of a local
     /// declared outside the loop that uses it, of a static (`state::Place`).
@@ -311,6 +314,17 @@ pub struct FieldAccess {
     pub quiet: bool,
     /// Reached through a local bound to a `self` place (kept in `places`, not `fields`).
     pub aliased: bool,
+    /// For a write whose value is a struct literal (`Some(Arc::new(Data { init: p, .. }))`): the
+    /// fields given data from somewhere, each a place of the literal's type.
+    pub literal: Option<Box<LiteralFields>>,
+}
+
+/// `Type { field: value, .. }` written to a place: the type as written and the fields whose value
+/// comes from somewhere (`Origins`), with each field's range.
+#[derive(Debug, Clone)]
+pub struct LiteralFields {
+    pub ty: Vec<String>,
+    pub fields: Vec<(String, Origins, Range<usize>)>,
 }
 
 impl FieldAccess {
@@ -368,6 +382,9 @@ pub struct CrateModel {
     callees: Vec<OnceLock<Vec<(usize, FnId)>>>,
     callers: OnceLock<Vec<Vec<FnId>>>,
     handlers: Vec<Handler>,
+    /// The arms of request-enum dispatchers (`FnFact::variant_arms`), apart from `handlers`: only
+    /// `init_stores` asks for them (`variant_handlers_for`).
+    variant_handlers: Vec<Handler>,
     /// `requests::request_method_params` of every function, computed on first use.
     method_params: OnceLock<Vec<u32>>,
     /// `retries`' id and sent parameters of every function, computed on first use.
@@ -420,6 +437,7 @@ impl CrateModel {
         }
         m.callees = (0..m.fn_loc.len()).map(|_| OnceLock::new()).collect();
         m.handlers = m.find_handlers();
+        m.variant_handlers = m.find_variant_handlers();
         m
     }
 
@@ -518,6 +536,11 @@ impl CrateModel {
     /// The functions that answer `method` (`"initialize"`, `"tools/call"`), in model order.
     pub fn handlers_for<'m>(&'m self, method: &'m str) -> impl Iterator<Item = &'m Handler> + 'm {
         self.handlers.iter().filter(move |h| h.method == method)
+    }
+
+    /// The arms of request-enum dispatchers that answer `method` (`McpRequest::Initialize(p) => …`).
+    pub fn variant_handlers_for<'m>(&'m self, method: &'m str) -> impl Iterator<Item = &'m Handler> + 'm {
+        self.variant_handlers.iter().filter(move |h| h.method == method)
     }
 
     pub fn handlers(&self) -> &[Handler] {
@@ -738,6 +761,17 @@ impl CrateModel {
                 out.push(Handler { method: method.to_owned(), fn_: id, kind, side: Role::Server, arm: None });
             }
             for arm in &f.arms {
+                let (method, range) = (arm.method.clone(), Some(arm.range.clone()));
+                out.push(Handler { method, fn_: id, kind: HandlerKind::Arm, side: self.role(id), arm: range });
+            }
+        }
+        out
+    }
+
+    fn find_variant_handlers(&self) -> Vec<Handler> {
+        let mut out = Vec::new();
+        for id in self.fn_ids() {
+            for arm in &self.func(id).variant_arms {
                 let (method, range) = (arm.method.clone(), Some(arm.range.clone()));
                 out.push(Handler { method, fn_: id, kind: HandlerKind::Arm, side: self.role(id), arm: range });
             }

@@ -28,7 +28,7 @@ use crate::context::{Impact, Role, Sdk};
 use crate::cx::{CrateCx, Cx};
 use crate::model::init_stores::{InitHandlers, Store, find_stores};
 use crate::model::peer_info::client_data_reads;
-use crate::model::state::Place;
+use crate::model::state::{Place, member_shown};
 use crate::model::{CrateModel, FieldAccess, Root, within};
 use crate::rules::{FnRef, Rule, RuleMeta};
 use crate::rust::syntax::{block_text, method_call_range, text_may_mention};
@@ -232,7 +232,7 @@ impl Rule for InferredClientCapabilities {
 
 /// The stored place as the read spells it (`self.session.proto`), when it is written out there.
 fn shown(access: &FieldAccess, depth: usize) -> Option<String> {
-    let members = access.path.get(..depth)?.join(".");
+    let members = access.path.get(..depth)?.iter().map(|m| member_shown(m)).collect::<Vec<_>>().join(".");
     match access.root {
         _ if access.aliased => None,
         Root::SelfValue => Some(format!("`self.{members}`")),
