@@ -126,3 +126,18 @@ pub fn variant_method(variant: &str) -> Option<&'static str> {
     let name = snake.strip_suffix("_request").unwrap_or(&snake);
     SERVER_METHODS.iter().find(|(n, _)| *n == name && !n.starts_with("handle_")).map(|(_, m)| *m)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::variant_method;
+
+    #[test]
+    fn request_enum_variants_by_handler_names() {
+        assert_eq!(variant_method("Initialize"), Some("initialize"));
+        assert_eq!(variant_method("InitializeRequest"), Some("initialize"));
+        assert_eq!(variant_method("ListTools"), Some("tools/list"));
+        assert_eq!(variant_method("CallToolRequest"), Some("tools/call"));
+        assert_eq!(variant_method("Initializing"), None);
+        assert_eq!(variant_method("HandleInitializeRequest"), None);
+    }
+}

@@ -1,7 +1,8 @@
 //! Client data that code answering `initialize` keeps: the state places (`state`) written, while
 //! answering it, with client data (`Origins::client_data`) or with the `initialize` request's
-//! parameters, followed into the helpers the handler calls. The store and a later read may be in
-//! different files. `inferred-client-capabilities` asks it (`InitHandlers::of`, `find_stores`).
+//! parameters (in the handler, or a helper's `InitializeRequest*` parameter), followed into the
+//! helpers the handler calls; a struct literal stored whole stores the fields given that data. The
+//! store and a later read may be in different files. `inferred-client-capabilities` asks it (`InitHandlers::of`, `find_stores`).
 
 use foldhash::{HashSet, HashSetExt};
 use std::ops::Range;
@@ -248,5 +249,57 @@ mod tests {
         let who = model.fn_by_path(&["ctx", "Ctx", "who"]).unwrap();
         let reads: Vec<Place> = model.state_uses(who, None, &|_| false).uses.into_iter().map(|u| u.place).collect();
         assert!(reads.contains(&Place { root: bag, path: entry }), "{reads:?}");
+    }
+
+    #[test]
+    fn struct_literal_fields_of_a_helper_given_the_request() {
+        let model = model_of(&[
+            (
+                "src/conn.rs",
+                "pub(crate) struct Kept { pub(crate) hello: InitializeRequestParams, pub(crate) at: u64 }
+                 pub struct Conn { kept: Option<Arc<Kept>> }
+impl Conn {
+                 fn on(&mut self, method: &str, params: Value) { match method {
+                   \"initialize\" => self.begin(from_value(params)),
+  \"tools/list\" => {}
+  _ => {}
+ } }
+                 fn begin(&mut self, hello: InitializeRequestParams) { self.kept = Some(Arc::new(Kept { hello, at: now() })); }
+}
+",
+            ),
+            (
+                "src/cx.rs",
+                "use crate::conn::Kept;
+pub struct Cx { kept: Arc<Kept> }
+impl Cx {
+                 fn who(&self) -> &Implementation { &self.kept.hello.client_info }
+                 fn age(&self) -> u64 { self.kept.at }
+}
+",
+            ),
+        ]);
+        let kept = PlaceRoot::Type("conn::Kept".to_owned());
+        assert_eq!(stores(&model), [(kept.clone(), vec!["hello".to_owned()])], "the field, not `Conn.kept`");
+        let who = model.fn_by_path(&["cx", "Cx", "who"]).unwrap();
+        let reads: Vec<Place> = model.state_uses(who, None, &|_| false).uses.into_iter().map(|u| u.place).collect();
+        let path = vec!["hello".to_owned(), "client_info".to_owned()];
+        assert_eq!(reads, [Place { root: kept, path }], "a client-data type's members stay the field's");
+    }
+
+    #[test]
+    fn an_untyped_insert_into_an_object_of_the_crate_is_no_store() {
+        // `Bag`'s file is not in the model: what its `insert` keys `n` by is not seen.
+        let model = model_of(&[(
+            "src/lib.rs",
+            "use crate::bag::Bag;
+pub struct S { bag: Bag, seen: HashSet<String> }
+             impl ServerHandler for S {
+               async fn initialize(&self, request: InitializeRequestParams) { let n = request.client_info.name.clone();                self.bag.insert(n.clone()); self.seen.insert(n); }
+}
+",
+        )]);
+        let s = PlaceRoot::Type("S".to_owned());
+        assert_eq!(stores(&model), [(s, vec!["seen".to_owned()])], "a set of the standard library is one place");
     }
 }

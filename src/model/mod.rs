@@ -40,7 +40,9 @@
 //!   method of a `self` field's or a parameter's declared type (`self.svc.adopt(uris)`, also
 //!   through `let svc = self.svc.clone()`); and so, to a fixed point, which cuts the root URIs a
 //!   function hands on reach (`uri_cuts::root_uri_cuts`);
-//! - client data kept from `initialize` (`init_stores`): the places `initialize` code stores it in;
+//! - client data kept from `initialize` (`init_stores`): the places `initialize` code stores it in
+//!   (also from the arm of a `match` on a request enum, `FnFact::variant_arms`; the fields of a
+//!   struct literal stored whole, `FieldAccess::literal`; the entry of a typed map, `state`);
 //!   and where one body's `peer_info()` value goes (`peer_info`, a walk on the parsing worker);
 //! - request ids (`retries`, in crates with a file that has MRTR words): for each client (or
 //!   unknown-role) function that mentions MRTR, its attempts (request constructions with where
@@ -54,7 +56,8 @@
 //! What it does not know (yet): types of locals and of method receivers other than `self` and its
 //! fields (a call `x.m()` on a local is not an edge; `uri_cuts` alone resolves one on a typed
 //! parameter), trait default methods, closures given to `tokio::spawn` as separate
-//! code, `Deref` targets, which key of a map an access uses, values returned by helpers other than
+//! code, `Deref` targets, which key of a map an access uses (but the type that keys a typed map's
+//! entry of client data), values returned by helpers other than
 //! the state and a request built from an id parameter, a request id kept in a field or passed
 //! between helpers other than as a parameter, macro-generated items, `#[path]` modules, files of the crate that no model
 //! rule's trigger word selected, and which of `src/bin`, `examples/`, `tests/` are crate roots of

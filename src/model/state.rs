@@ -5,7 +5,10 @@
 //!   it (`let g = self.state.lock().unwrap(); g.x`), a field reached through a field of another
 //!   crate type (`self.inner.x` with `inner: Arc<Inner>` is `Inner`'s `x`, as `self.x` is in
 //!   `Inner`'s methods), an entry of a map field (`self.sessions.get_mut(&id)?.x`: all entries are
-//!   one place, `sessions.x`);
+//!   one place, `sessions.x`); the entry of a map keyed by type (`self.session.insert(info)` with
+//!   `info: &Implementation`, `self.session()?.get::<Implementation>()`: member `<Implementation>`
+//!   of the crate type that holds the map, through an accessor's return type), for client-data
+//!   types only;
 //! - a local of a long-lived loop (`PlaceRoot::Local`): declared before the `loop` / `while` /
 //!   `for` that uses it (a connection's read loop in `main`, with the dispatcher `match` inside);
 //! - a state parameter (`state: &mut State`, `Arc<Server>`; not a request) of a function no caller

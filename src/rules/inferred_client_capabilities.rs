@@ -13,7 +13,8 @@
 //!   pass it to) and read by code answering another request, in any file of the crate
 //!   (`rust_crate`, comparing the stores `model::init_stores` finds with the crate model's
 //!   `state_uses` places: `self` fields, fields behind `Arc<Inner>`, per-session map entries,
-//!   guard locals, loop locals, statics), labelled at the read and, in the same file, the store;
+//!   entries of a map keyed by type, fields of a stored struct literal, guard locals, loop locals,
+//!   statics), labelled at the read and, in the same file, the store;
 //! - SDK helpers that answer from the cached `initialize` data: rust-mcp-sdk
 //!   `client_supports_sampling()` & co, rmcp `supported_elicitation_modes()` /
 //!   `supports_sampling_tools()`, fastmcp `client_supports_roots()`, and, only when that SDK is in
