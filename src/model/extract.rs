@@ -8,8 +8,8 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Member};
 
 use super::{
-    ArmFact, CallFact, Callee, FieldAccess, FileFacts, FnFact, GlobalFact, GlobalKind, ImplFact, Origins, Param, Root,
-    TypeFact, TypeKind, UseFact, WriteOp, handlers, requests, state,
+    ArmFact, CallFact, Callee, FieldAccess, FileFacts, FnFact, GlobalFact, GlobalKind, ImplFact, LiteralFields,
+    Origins, Param, Root, TypeFact, TypeKind, UseFact, WriteOp, handlers, requests, state,
 };
 use crate::context::Role;
 use crate::cx::Cx;
@@ -212,7 +212,11 @@ impl Extract<'_, '_> {
                         env.insert(n.clone(), bit);
                     }
                     locals.param(&t.pat, &t.ty);
-                    params.push(Param { name: names.into_iter().next(), ty: type_text(&t.ty) });
+                    let ty = type_text(&t.ty);
+                    if let syn::Pat::Ident(p) = &*t.pat {
+                        locals.typed(p.ident.to_string(), ty.clone());
+                    }
+                    params.push(Param { name: names.into_iter().next(), ty });
                 }
             }
         }
@@ -245,6 +249,7 @@ impl Extract<'_, '_> {
             calls: Vec::new(),
             fields: Vec::new(),
             arms: Vec::new(),
+            variant_arms: Vec::new(),
             places: Vec::new(),
             list_changed: Vec::new(),
             values: super::request_state::value_facts(self.cx, sig, body, self.state),
@@ -502,9 +507,28 @@ impl<'ast> Body<'_, '_, 'ast> {
     }
 
     /// Records a write of the place `target` roots at; false when it roots at no state place.
-    fn write(&mut self, target: &'ast Expr, value: Origins, op: WriteOp) -> bool {
+    /// `stored` is the value written whole (`= v`, `set(v)`, `insert(v)`): a struct literal's fields
+    /// are kept (`FieldAccess::literal`), and for a typed map's `insert(v)` (`entry`) the entry of
+    /// the value's client-data type is the place.
+    fn write(
+        &mut self,
+        target: &'ast Expr,
+        value: Origins,
+        op: WriteOp,
+        stored: Option<&Expr>,
+        entry: Option<&str>,
+    ) -> bool {
         let mut side = Vec::new();
         let Some(mut access) = self.place(target, &mut side) else { return false };
+        if let Some(ty) = entry {
+            access.path.push(state::entry_member(ty));
+            access.ends.push(op.end);
+        }
+        if let Some(v) = stored
+            && !value.is_empty()
+        {
+            access.literal = self.literal_fields(v);
+        }
         access.write = Some(value);
         access.op = Some(op);
         self.push(access);
@@ -512,6 +536,104 @@ impl<'ast> Body<'_, '_, 'ast> {
             self.visit_expr(e);
         }
         true
+    }
+
+    /// The type of a value as written, where it names client data: a typed local or parameter
+    /// (through `&`, `.clone()`), or a struct literal.
+    fn type_text_of(&self, e: &Expr) -> Option<String> {
+        match e {
+            Expr::Path(p) => self.locals.type_of(&p.path.get_ident()?.to_string()).map(str::to_owned),
+            Expr::Reference(r) => self.type_text_of(&r.expr),
+            Expr::Paren(p) => self.type_text_of(&p.expr),
+            Expr::MethodCall(m)
+                if m.args.is_empty() && matches!(m.method.to_string().as_str(), "clone" | "to_owned") =>
+            {
+                self.type_text_of(&m.receiver)
+            }
+            Expr::Struct(s) => Some(s.path.segments.last()?.ident.to_string()),
+            _ => None,
+        }
+    }
+
+    /// The client-data type a value is (`CLIENT_TYPES`), as far as its bindings show it.
+    fn client_type_of(&self, e: &Expr) -> Option<&'static str> {
+        state::client_type(&self.type_text_of(e)?)
+    }
+
+    /// Types what a pattern binds from a value of type `ty` (as written): `x`, `x: T`, `Some(x)`.
+    fn bind_type(&mut self, pat: &syn::Pat, ty: Option<&str>) {
+        match pat {
+            syn::Pat::Ident(p) if p.subpat.is_none() => {
+                if let Some(t) = ty {
+                    self.locals.typed(p.ident.to_string(), t.to_owned());
+                }
+            }
+            syn::Pat::Type(t) => self.bind_type(&t.pat, Some(&type_text(&t.ty))),
+            syn::Pat::Reference(r) => self.bind_type(&r.pat, ty),
+            syn::Pat::TupleStruct(t)
+                if t.elems.len() == 1
+                    && t.path.segments.last().is_some_and(|s| s.ident == "Some" || s.ident == "Ok") =>
+            {
+                self.bind_type(&t.elems[0], ty.and_then(state::unwrapped_type));
+            }
+            _ => {}
+        }
+    }
+
+    /// A struct literal stored whole (under `Some`, `Ok`, `Arc::new`, `Mutex::new`, `.into()`, …),
+    /// with the fields given data from somewhere.
+    fn literal_fields(&self, e: &Expr) -> Option<Box<LiteralFields>> {
+        const WRAPPERS: &[&str] = &["Arc", "Rc", "Box", "Mutex", "RwLock", "RefCell", "Cell", "OnceCell", "OnceLock"];
+        let wraps = |f: &Expr| match f {
+            Expr::Path(p) => {
+                let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                match segs.as_slice() {
+                    [one] => one == "Some" || one == "Ok",
+                    [.., ty, f] => (f == "new" || f == "from") && WRAPPERS.contains(&ty.as_str()),
+                    _ => false,
+                }
+            }
+            _ => false,
+        };
+        let mut e = e;
+        let lit = loop {
+            e = match e {
+                Expr::Struct(lit) => break lit,
+                Expr::Call(c) if c.args.len() == 1 && wraps(&c.func) => &c.args[0],
+                Expr::MethodCall(m) if m.method == "into" && m.args.is_empty() => &m.receiver,
+                Expr::Paren(p) => &p.expr,
+                _ => return None,
+            };
+        };
+        let fields: Vec<(String, Origins, std::ops::Range<usize>)> = lit
+            .fields
+            .iter()
+            .filter_map(|f| {
+                let Member::Named(name) = &f.member else { return None };
+                let origins = self.origins(&f.expr);
+                (!origins.is_empty()).then(|| (name.to_string(), origins, self.cx.node_range(f)))
+            })
+            .collect();
+        let ty = lit.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        (!fields.is_empty()).then(|| Box::new(LiteralFields { ty, fields }))
+    }
+
+    /// `x.get::<T>()` with `T` a client-data type: a read of the entry of `T` in the typed map the
+    /// receiver names, a place (`self.session`) or what a `self` accessor returns (`self.session()?`).
+    fn typed_entry_read(&mut self, m: &'ast syn::ExprMethodCall) {
+        let Some(ty) = turbofish_client_type(m) else { return };
+        let mut access = match self.place(&m.receiver, &mut Vec::new()) {
+            Some(access) => access,
+            None => {
+                let Some(call) = self_accessor(&m.receiver) else { return };
+                let start = self.cx.node_range(&*call.receiver).start;
+                let end = self.cx.span_range(call.paren_token.span.close()).end;
+                FieldAccess { path: vec![format!("{}()", call.method)], start, ends: vec![end], ..Default::default() }
+            }
+        };
+        access.path.push(state::entry_member(ty));
+        access.ends.push(self.cx.span_range(m.paren_token.span.close()).end);
+        self.push(access);
     }
 
     fn call(&mut self, callee: Callee, range: std::ops::Range<usize>, args: &[&Expr]) {
@@ -607,7 +729,10 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             }
             self.origins(&init.expr)
         });
+        // Typed from the value before the binding shadows what it reads (`let info = info.clone()`).
+        let ty = l.init.as_ref().and_then(|init| self.type_text_of(&init.expr));
         self.bind(&l.pat, origins);
+        self.bind_type(&l.pat, ty.as_deref());
         if let Some(init) = &l.init {
             self.alias(&l.pat, &init.expr, marks);
         }
@@ -617,7 +742,9 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
         let marks = self.marks();
         self.visit_expr(&e.expr);
         let origins = self.origins(&e.expr);
+        let ty = self.type_text_of(&e.expr);
         self.bind(&e.pat, origins);
+        self.bind_type(&e.pat, ty.as_deref());
         self.alias(&e.pat, &e.expr, marks);
     }
 
@@ -647,7 +774,7 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
         if state::is_compound_assign(&b.op) {
             let value = self.origins(&b.right);
             let op = WriteOp { how: "+=".to_owned(), switch: false, end: self.cx.node_range(&*b.left).end };
-            if self.write(&b.left, value, op) {
+            if self.write(&b.left, value, op, None, None) {
                 self.visit_expr(&b.right);
                 return;
             }
@@ -667,12 +794,19 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
         self.visit_expr(&m.expr);
         let origins = self.origins(&m.expr);
         let dispatcher = m.arms.iter().any(|arm| arm_methods(&arm.pat).iter().any(|s| handlers::is_mcp_method(s)));
+        // A `match` on a request enum: two arms or more whose variants are named after MCP methods.
+        let variants =
+            !dispatcher && m.arms.iter().filter(|arm| arm_variant_method(&arm.pat).is_some()).nth(1).is_some();
         for arm in &m.arms {
             if dispatcher {
                 let range = self.cx.node_range(&arm.pat).start..self.cx.node_range(&*arm.body).end;
                 for method in arm_methods(&arm.pat) {
                     self.fact.arms.push(ArmFact { method, range: range.clone() });
                 }
+            }
+            if variants && let Some(method) = arm_variant_method(&arm.pat) {
+                let range = self.cx.node_range(&arm.pat).start..self.cx.node_range(&*arm.body).end;
+                self.fact.variant_arms.push(ArmFact { method: method.to_owned(), range });
             }
             self.bind(&arm.pat, origins);
             if let Some((_, guard)) = &arm.guard {
@@ -685,6 +819,7 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
     fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
         for input in &c.inputs {
             self.bind(input, Origins::default());
+            self.bind_type(input, None);
         }
         self.visit_expr(&c.body);
     }
@@ -693,13 +828,16 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
         let value = self.origins(&a.right);
         let op =
             WriteOp { how: "=".to_owned(), switch: state::is_switch(&a.right), end: self.cx.node_range(&*a.left).end };
-        if !self.write(&a.left, value, op) {
+        if !self.write(&a.left, value, op, Some(&a.right), None) {
             self.visit_expr(&a.left);
         }
         self.visit_expr(&a.right);
     }
 
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        if m.method == "get" && m.args.is_empty() {
+            self.typed_entry_read(m);
+        }
         let name = m.method.to_string();
         let stores = STORE_METHODS.contains(&name.as_str()) || state::MUTATORS.contains(&name.as_str());
         if is_self(&m.receiver) {
@@ -723,7 +861,16 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             let end = self.cx.span_range(m.paren_token.span.close()).end;
             let switch =
                 name == "take" || state::SWITCH_METHODS.contains(&name.as_str()) && m.args.iter().any(state::is_switch);
-            if self.write(&m.receiver, value, WriteOp { how: name, switch, end }) {
+            // One value stored whole (`set(v)`, `replace(v)`, a typed map's `insert(v)`).
+            let stored = (m.args.len() == 1 && matches!(name.as_str(), "set" | "replace" | "insert" | "get_or_insert"))
+                .then(|| &m.args[0]);
+            // A typed map's `insert(v)` (one argument): keyed by the value's type, spelled out
+            // (`insert::<T>(v)`) or declared for the local it passes.
+            let entry = match stored {
+                Some(v) if name == "insert" => turbofish_client_type(m).or_else(|| self.client_type_of(v)),
+                _ => None,
+            };
+            if self.write(&m.receiver, value, WriteOp { how: name, switch, end }, stored, entry) {
                 m.args.iter().for_each(|a| self.visit_expr(a));
                 return;
             }
@@ -818,6 +965,46 @@ pub(super) fn call_range(cx: &Cx, c: &syn::ExprCall, p: &syn::ExprPath) -> std::
         None => p.path.segments.first().map_or(c.paren_token.span.open(), |s| s.ident.span()),
     };
     cx.span_range(first).start..cx.span_range(c.paren_token.span.close()).end
+}
+
+/// The client-data type a call's turbofish names (`get::<Implementation>()`), if it has one type.
+fn turbofish_client_type(m: &syn::ExprMethodCall) -> Option<&'static str> {
+    let args = &m.turbofish.as_ref()?.args;
+    match args.first() {
+        Some(syn::GenericArgument::Type(t)) if args.len() == 1 => state::client_type(&type_text(t)),
+        _ => None,
+    }
+}
+
+/// `self.name()` (no arguments) under `?`, `.await`, `&`, `.as_ref()`, `.unwrap()`: an accessor of
+/// `self` whose value the expression is.
+fn self_accessor(e: &Expr) -> Option<&syn::ExprMethodCall> {
+    let mut e = e;
+    loop {
+        e = match e {
+            Expr::MethodCall(m) if is_self(&m.receiver) && m.args.is_empty() => return Some(m),
+            Expr::MethodCall(m) if m.args.is_empty() && (m.method == "as_ref" || m.method == "unwrap") => &m.receiver,
+            Expr::Try(t) => &t.expr,
+            Expr::Await(a) => &a.base,
+            Expr::Paren(p) => &p.expr,
+            Expr::Reference(r) => &r.expr,
+            _ => return None,
+        };
+    }
+}
+
+/// The MCP method an arm's enum variant pattern stands for (`McpRequest::Initialize(p)`).
+fn arm_variant_method(pat: &syn::Pat) -> Option<&'static str> {
+    let path = match pat {
+        syn::Pat::TupleStruct(t) => &t.path,
+        syn::Pat::Struct(s) => &s.path,
+        syn::Pat::Path(p) => &p.path,
+        _ => return None,
+    };
+    if path.segments.len() < 2 {
+        return None;
+    }
+    handlers::variant_method(&path.segments.last()?.ident.to_string())
 }
 
 /// The string literals of an arm's pattern (`"a" | "b"`).

@@ -108,3 +108,36 @@ pub fn has_mcp_prefix(value: &str) -> bool {
     ];
     PREFIXES.iter().any(|p| value.starts_with(p))
 }
+
+/// The MCP method a request enum's variant stands for, by the server handler method of the same
+/// name (`Initialize`, `InitializeRequest` → `initialize`; `ListTools` → `tools/list`).
+pub fn variant_method(variant: &str) -> Option<&'static str> {
+    let mut snake = String::with_capacity(variant.len() + 4);
+    for (i, c) in variant.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                snake.push('_');
+            }
+            snake.push(c.to_ascii_lowercase());
+        } else {
+            snake.push(c);
+        }
+    }
+    let name = snake.strip_suffix("_request").unwrap_or(&snake);
+    SERVER_METHODS.iter().find(|(n, _)| *n == name && !n.starts_with("handle_")).map(|(_, m)| *m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::variant_method;
+
+    #[test]
+    fn request_enum_variants_by_handler_names() {
+        assert_eq!(variant_method("Initialize"), Some("initialize"));
+        assert_eq!(variant_method("InitializeRequest"), Some("initialize"));
+        assert_eq!(variant_method("ListTools"), Some("tools/list"));
+        assert_eq!(variant_method("CallToolRequest"), Some("tools/call"));
+        assert_eq!(variant_method("Initializing"), None);
+        assert_eq!(variant_method("HandleInitializeRequest"), None);
+    }
+}

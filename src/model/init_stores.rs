@@ -1,13 +1,14 @@
 //! Client data that code answering `initialize` keeps: the state places (`state`) written, while
 //! answering it, with client data (`Origins::client_data`) or with the `initialize` request's
-//! parameters, followed into the helpers the handler calls. The store and a later read may be in
-//! different files. `inferred-client-capabilities` asks it (`InitHandlers::of`, `find_stores`).
+//! parameters (in the handler, or a helper's `InitializeRequest*` parameter), followed into the
+//! helpers the handler calls; a struct literal stored whole stores the fields given that data. The
+//! store and a later read may be in different files. `inferred-client-capabilities` asks it (`InitHandlers::of`, `find_stores`).
 
 use foldhash::{HashSet, HashSetExt};
 use std::ops::Range;
 
-use super::state::{Place, PlaceRoot};
-use super::{CrateModel, FieldAccess, FileId, FnId, Handler, HandlerKind, Root, within};
+use super::state::{Place, PlaceRoot, member_shown};
+use super::{CrateModel, FieldAccess, FileId, FnId, Handler, HandlerKind, Origins, Root, within};
 use crate::context::Role;
 
 /// The MCP methods whose handlers see the `initialize` exchange.
@@ -42,7 +43,7 @@ impl Store {
                 (name.rsplit("::").next().unwrap_or(name).to_owned(), &self.place.path[..])
             }
         };
-        let path: String = members.iter().map(|m| format!(".{m}")).collect();
+        let path: String = members.iter().map(|m| format!(".{}", member_shown(m))).collect();
         format!("`{head}{path}`")
     }
 }
@@ -60,7 +61,7 @@ impl<'m> InitHandlers<'m> {
     pub fn of(model: &'m CrateModel) -> Self {
         let handlers: Vec<&Handler> = INIT_METHODS
             .iter()
-            .flat_map(|m| model.handlers_for(m))
+            .flat_map(|m| model.handlers_for(m).chain(model.variant_handlers_for(m)))
             .filter(|h| match h.kind {
                 HandlerKind::Override => h.side == Role::Server,
                 HandlerKind::Arm => h.side != Role::Client,
@@ -100,29 +101,54 @@ pub fn find_stores(model: &CrateModel, init: &InitHandlers) -> Vec<Store> {
             state.uses.iter().find(|u| u.fn_ == id && std::ptr::eq(u.access, access)).map(|u| &u.place)
         };
         let f = model.func(h.fn_);
-        // The `initialize` request itself: `request: InitializeRequestParams`.
-        let taint = f
-            .params
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.ty.contains("InitializeRequest"))
-            .fold(0u32, |bits, (i, _)| bits | 1u32.checked_shl(i as u32).unwrap_or(0));
         let init_fn = if h.kind == HandlerKind::Arm { h.method.clone() } else { f.name.clone() };
         let mut seen = HashSet::new();
-        let mut stack = vec![(h.fn_, taint, h.arm.clone(), 0)];
+        let mut stack = vec![(h.fn_, 0, h.arm.clone(), 0)];
         while let Some((id, taint, arm, depth)) = stack.pop() {
+            // The `initialize` request itself, in the handler and in a helper it hands the
+            // request to (`self.initialize(params.to()?)`): `p: InitializeRequestParams`.
+            let taint = taint | initialize_params(model, id);
             if !seen.insert((id, taint)) {
                 continue;
             }
             let f = model.func(id);
+            let file = model.file_of(id);
             let inside = |r: &Range<usize>| arm.as_ref().is_none_or(|a| within(r, a));
             for access in f.fields.iter().chain(&f.places) {
                 let Some(value) = access.write else { continue };
-                if (value.client_data || value.params & taint != 0)
-                    && inside(&access.full_range())
-                    && let Some(place) = place_of(id, access)
-                {
-                    add_store(&mut out, model, place, access, model.file_of(id), &init_fn);
+                let tainted = |o: &Origins| o.client_data || o.params & taint != 0;
+                if !tainted(&value) || !inside(&access.full_range()) {
+                    continue;
+                }
+                // `self.data = Some(Arc::new(Data { init: p, .. }))`: the literal's fields that
+                // hold the data are the places, where the model knows the type.
+                let fields: Vec<(Place, Range<usize>)> = access
+                    .literal
+                    .iter()
+                    .flat_map(|lit| {
+                        lit.fields.iter().filter(|(_, o, _)| tainted(o)).filter_map(|(name, _, range)| {
+                            Some((model.literal_place(id, &lit.ty, name)?, range.clone()))
+                        })
+                    })
+                    .collect();
+                if !fields.is_empty() {
+                    for (place, range) in &fields {
+                        add_store(&mut out, model, place, range.clone(), file, &init_fn);
+                    }
+                } else if let Some(place) = place_of(id, access) {
+                    // `self.bag.insert(v)` on an object of the crate's own type, no typed entry:
+                    // where the value goes is that type's business, as for a type's whole value.
+                    let by_method = access.op.as_ref().is_some_and(|op| op.how != "=" && op.how != "+=");
+                    if by_method && model.is_unseen_crate_object(place) {
+                        continue;
+                    }
+                    // `self.<field>` as the statement spells it; the whole place when reached through a local.
+                    let range = if access.aliased || access.root != Root::SelfValue {
+                        access.full_range()
+                    } else {
+                        access.range(1)
+                    };
+                    add_store(&mut out, model, place, range, file, &init_fn);
                 }
             }
             if depth == MAX_CALL_DEPTH {
@@ -146,19 +172,32 @@ pub fn find_stores(model: &CrateModel, init: &InitHandlers) -> Vec<Store> {
     out
 }
 
+/// The parameters of function `id` (bits as in `Origins::params`) that take the `initialize`
+/// request (`request: InitializeRequestParams`).
+fn initialize_params(model: &CrateModel, id: FnId) -> u32 {
+    model
+        .func(id)
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.ty.contains("InitializeRequest"))
+        .fold(0u32, |bits, (i, _)| bits | 1u32.checked_shl(i as u32).unwrap_or(0))
+}
+
 /// Adds a store, unless its place is not one to follow (a type's whole value, a parameter no caller
 /// binds) or another store covers it.
 fn add_store(
     out: &mut Vec<Store>,
     model: &CrateModel,
     place: &Place,
-    access: &FieldAccess,
+    range: Range<usize>,
     file: FileId,
     init_fn: &str,
 ) {
     match &place.root {
-        // A type's whole value (`self.session.insert(..)` with `session: SessionState`) would make
-        // every read of that type a read of the client data: not a flow we can tell.
+        // A type's whole value (`self.session.insert(..)` with `session: SessionState`, and no
+        // typed entry) would make every read of that type a read of the client data: not a flow
+        // we can tell.
         PlaceRoot::Type(_) if place.path.is_empty() => return,
         // A parameter no caller binds (`fn serve(state: &mut State, ..)`): whether its value
         // outlives one request is the unseen caller's choice.
@@ -171,7 +210,96 @@ fn add_store(
         return;
     }
     out.retain(|s| !under(place, &s.place));
-    // `self.<field>` as the statement spells it; the whole place when reached through a local.
-    let range = if access.aliased || access.root != Root::SelfValue { access.full_range() } else { access.range(1) };
     out.push(Store { place: place.clone(), file, range, init_fn: init_fn.to_owned() });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::tests::model_of;
+
+    /// The stores `initialize` code makes, as (root, path).
+    fn stores(model: &CrateModel) -> Vec<(PlaceRoot, Vec<String>)> {
+        let init = InitHandlers::of(model);
+        find_stores(model, &init).into_iter().map(|s| (s.place.root, s.place.path)).collect()
+    }
+
+    #[test]
+    fn typed_map_entry_written_in_a_request_enum_arm() {
+        let model = model_of(&[
+            (
+                "src/router.rs",
+                "use crate::session::Bag;\npub struct Router { bag: Bag }\nimpl Router {\n\
+                 fn keep(&self, info: Option<&proto::Implementation>, n: u8) { if let Some(info) = info { self.bag.insert(info.clone()); } self.bag.insert(n); }\n\
+                 async fn handle(&self, req: Req) { match req {\n\
+                   Req::Initialize(p) => { self.keep(Some(&p.client_info), 1); }\n\
+                   Req::ListTools(_) => {}\n  _ => {}\n } }\n}\n",
+            ),
+            (
+                "src/ctx.rs",
+                "use crate::session::Bag;\npub struct Ctx { bag: Option<Bag> }\nimpl Ctx {\n\
+                 fn bag(&self) -> Option<&Bag> { self.bag.as_ref() }\n\
+                 pub fn who(&self) -> Option<Implementation> { self.bag()?.get::<Implementation>() }\n}\n",
+            ),
+        ]);
+        let bag = PlaceRoot::Type("session::Bag".to_owned());
+        let entry = vec!["<Implementation>".to_owned()];
+        assert_eq!(stores(&model), [(bag.clone(), entry.clone())], "`n` is not client data, nor keyed by a type");
+        // Read through the accessor, in another file: the same entry.
+        let who = model.fn_by_path(&["ctx", "Ctx", "who"]).unwrap();
+        let reads: Vec<Place> = model.state_uses(who, None, &|_| false).uses.into_iter().map(|u| u.place).collect();
+        assert!(reads.contains(&Place { root: bag, path: entry }), "{reads:?}");
+    }
+
+    #[test]
+    fn struct_literal_fields_of_a_helper_given_the_request() {
+        let model = model_of(&[
+            (
+                "src/conn.rs",
+                "pub(crate) struct Kept { pub(crate) hello: InitializeRequestParams, pub(crate) at: u64 }
+                 pub struct Conn { kept: Option<Arc<Kept>> }
+impl Conn {
+                 fn on(&mut self, method: &str, params: Value) { match method {
+                   \"initialize\" => self.begin(from_value(params)),
+  \"tools/list\" => {}
+  _ => {}
+ } }
+                 fn begin(&mut self, hello: InitializeRequestParams) { self.kept = Some(Arc::new(Kept { hello, at: now() })); }
+}
+",
+            ),
+            (
+                "src/cx.rs",
+                "use crate::conn::Kept;
+pub struct Cx { kept: Arc<Kept> }
+impl Cx {
+                 fn who(&self) -> &Implementation { &self.kept.hello.client_info }
+                 fn age(&self) -> u64 { self.kept.at }
+}
+",
+            ),
+        ]);
+        let kept = PlaceRoot::Type("conn::Kept".to_owned());
+        assert_eq!(stores(&model), [(kept.clone(), vec!["hello".to_owned()])], "the field, not `Conn.kept`");
+        let who = model.fn_by_path(&["cx", "Cx", "who"]).unwrap();
+        let reads: Vec<Place> = model.state_uses(who, None, &|_| false).uses.into_iter().map(|u| u.place).collect();
+        let path = vec!["hello".to_owned(), "client_info".to_owned()];
+        assert_eq!(reads, [Place { root: kept, path }], "a client-data type's members stay the field's");
+    }
+
+    #[test]
+    fn an_untyped_insert_into_an_object_of_the_crate_is_no_store() {
+        // `Bag`'s file is not in the model: what its `insert` keys `n` by is not seen.
+        let model = model_of(&[(
+            "src/lib.rs",
+            "use crate::bag::Bag;
+pub struct S { bag: Bag, seen: HashSet<String> }
+             impl ServerHandler for S {
+               async fn initialize(&self, request: InitializeRequestParams) { let n = request.client_info.name.clone();                self.bag.insert(n.clone()); self.seen.insert(n); }
+}
+",
+        )]);
+        let s = PlaceRoot::Type("S".to_owned());
+        assert_eq!(stores(&model), [(s, vec!["seen".to_owned()])], "a set of the standard library is one place");
+    }
 }

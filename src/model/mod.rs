@@ -40,7 +40,9 @@
 //!   method of a `self` field's or a parameter's declared type (`self.svc.adopt(uris)`, also
 //!   through `let svc = self.svc.clone()`); and so, to a fixed point, which cuts the root URIs a
 //!   function hands on reach (`uri_cuts::root_uri_cuts`);
-//! - client data kept from `initialize` (`init_stores`): the places `initialize` code stores it in;
+//! - client data kept from `initialize` (`init_stores`): the places `initialize` code stores it in
+//!   (also from the arm of a `match` on a request enum, `FnFact::variant_arms`; the fields of a
+//!   struct literal stored whole, `FieldAccess::literal`; the entry of a typed map, `state`);
 //!   and where one body's `peer_info()` value goes (`peer_info`, a walk on the parsing worker);
 //! - request ids (`retries`, in crates with a file that has MRTR words): for each client (or
 //!   unknown-role) function that mentions MRTR, its attempts (request constructions with where
@@ -54,7 +56,8 @@
 //! What it does not know (yet): types of locals and of method receivers other than `self` and its
 //! fields (a call `x.m()` on a local is not an edge; `uri_cuts` alone resolves one on a typed
 //! parameter), trait default methods, closures given to `tokio::spawn` as separate
-//! code, `Deref` targets, which key of a map an access uses, values returned by helpers other than
+//! code, `Deref` targets, which key of a map an access uses (but the type that keys a typed map's
+//! entry of client data), values returned by helpers other than
 //! the state and a request built from an id parameter, a request id kept in a field or passed
 //! between helpers other than as a parameter, macro-generated items, `#[path]` modules, files of the crate that no model
 //! rule's trigger word selected, and which of `src/bin`, `examples/`, `tests/` are crate roots of
@@ -208,6 +211,9 @@ pub struct FnFact {
     pub fields: Vec<FieldAccess>,
     /// Arms of a dispatcher `match` on MCP method strings.
     pub arms: Vec<ArmFact>,
+    /// Arms of a `match` on a request enum's variants named after MCP methods
+    /// (`McpRequest::Initialize(p)`, `ClientRequest::InitializeRequest(r)`; `handlers::variant_method`).
+    pub variant_arms: Vec<ArmFact>,
     /// State accesses not written as `self.…`: through a local bound to a place (`let g =
     /// self.state.lock().unwrap(); g.x`), of a state parameter (`state: &mut State`), of a local
     /// declared outside the loop that uses it, of a static (`state::Place`).
@@ -311,6 +317,17 @@ pub struct FieldAccess {
     pub quiet: bool,
     /// Reached through a local bound to a `self` place (kept in `places`, not `fields`).
     pub aliased: bool,
+    /// For a write whose value is a struct literal (`Some(Arc::new(Data { init: p, .. }))`): the
+    /// fields given data from somewhere, each a place of the literal's type.
+    pub literal: Option<Box<LiteralFields>>,
+}
+
+/// `Type { field: value, .. }` written to a place: the type as written and the fields whose value
+/// comes from somewhere (`Origins`), with each field's range.
+#[derive(Debug, Clone)]
+pub struct LiteralFields {
+    pub ty: Vec<String>,
+    pub fields: Vec<(String, Origins, Range<usize>)>,
 }
 
 impl FieldAccess {
@@ -368,6 +385,9 @@ pub struct CrateModel {
     callees: Vec<OnceLock<Vec<(usize, FnId)>>>,
     callers: OnceLock<Vec<Vec<FnId>>>,
     handlers: Vec<Handler>,
+    /// The arms of request-enum dispatchers (`FnFact::variant_arms`), apart from `handlers`: only
+    /// `init_stores` asks for them (`variant_handlers_for`).
+    variant_handlers: Vec<Handler>,
     /// `requests::request_method_params` of every function, computed on first use.
     method_params: OnceLock<Vec<u32>>,
     /// `retries`' id and sent parameters of every function, computed on first use.
@@ -420,6 +440,7 @@ impl CrateModel {
         }
         m.callees = (0..m.fn_loc.len()).map(|_| OnceLock::new()).collect();
         m.handlers = m.find_handlers();
+        m.variant_handlers = m.find_variant_handlers();
         m
     }
 
@@ -518,6 +539,11 @@ impl CrateModel {
     /// The functions that answer `method` (`"initialize"`, `"tools/call"`), in model order.
     pub fn handlers_for<'m>(&'m self, method: &'m str) -> impl Iterator<Item = &'m Handler> + 'm {
         self.handlers.iter().filter(move |h| h.method == method)
+    }
+
+    /// The arms of request-enum dispatchers that answer `method` (`McpRequest::Initialize(p) => …`).
+    pub fn variant_handlers_for<'m>(&'m self, method: &'m str) -> impl Iterator<Item = &'m Handler> + 'm {
+        self.variant_handlers.iter().filter(move |h| h.method == method)
     }
 
     pub fn handlers(&self) -> &[Handler] {
@@ -738,6 +764,17 @@ impl CrateModel {
                 out.push(Handler { method: method.to_owned(), fn_: id, kind, side: Role::Server, arm: None });
             }
             for arm in &f.arms {
+                let (method, range) = (arm.method.clone(), Some(arm.range.clone()));
+                out.push(Handler { method, fn_: id, kind: HandlerKind::Arm, side: self.role(id), arm: range });
+            }
+        }
+        out
+    }
+
+    fn find_variant_handlers(&self) -> Vec<Handler> {
+        let mut out = Vec::new();
+        for id in self.fn_ids() {
+            for arm in &self.func(id).variant_arms {
                 let (method, range) = (arm.method.clone(), Some(arm.range.clone()));
                 out.push(Handler { method, fn_: id, kind: HandlerKind::Arm, side: self.role(id), arm: range });
             }

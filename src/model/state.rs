@@ -5,7 +5,10 @@
 //!   it (`let g = self.state.lock().unwrap(); g.x`), a field reached through a field of another
 //!   crate type (`self.inner.x` with `inner: Arc<Inner>` is `Inner`'s `x`, as `self.x` is in
 //!   `Inner`'s methods), an entry of a map field (`self.sessions.get_mut(&id)?.x`: all entries are
-//!   one place, `sessions.x`);
+//!   one place, `sessions.x`); the entry of a map keyed by type (`self.session.insert(info)` with
+//!   `info: &Implementation`, `self.session()?.get::<Implementation>()`: member `<Implementation>`
+//!   of the crate type that holds the map, through an accessor's return type), for client-data
+//!   types only;
 //! - a local of a long-lived loop (`PlaceRoot::Local`): declared before the `loop` / `while` /
 //!   `for` that uses it (a connection's read loop in `main`, with the dispatcher `match` inside);
 //! - a state parameter (`state: &mut State`, `Arc<Server>`; not a request) of a function no caller
@@ -132,6 +135,52 @@ pub const QUIET_MACROS: &[&str] = &[
     "debug_assert_ne",
 ];
 
+/// Types of what a client declared in `initialize`: an entry of a per-session typed map keyed by
+/// one of them (`session.insert(info.clone())`, `session.get::<Implementation>()`) holds client data.
+pub const CLIENT_TYPES: &[&str] = &[
+    "Implementation",
+    "ClientInfo",
+    "ClientCapabilities",
+    "ProtocolVersion",
+    "InitializeRequestParams",
+    "InitializeRequestParam",
+    "InitializeRequest",
+];
+
+/// Types of maps keyed by type (one value of each type): an entry of one is a place of its own.
+const TYPED_MAPS: &[&str] = &["Extensions", "TypeMap", "AnyMap", "ShareMap", "TypeIdMap"];
+
+/// A member of a place that is the entry of a typed map keyed by a type (`<Implementation>`), as
+/// `FieldAccess::path` and `Place::path` spell it.
+pub fn entry_member(ty: &str) -> String {
+    format!("<{ty}>")
+}
+
+/// A typed map entry's key type, from its member (`<Implementation>` → `Implementation`).
+pub fn entry_type(member: &str) -> Option<&str> {
+    member.strip_prefix('<')?.strip_suffix('>')
+}
+
+/// A member as code spells it: an entry as the `get::<T>()` that reads it.
+pub fn member_shown(member: &str) -> String {
+    entry_type(member).map_or_else(|| member.to_owned(), |ty| format!("get::<{ty}>()"))
+}
+
+/// The client-data type a value of type `ty` (as written) is, by reference or not
+/// (`&Implementation` → `Implementation`); `Option<&T>` is no value of `T`.
+pub fn client_type(ty: &str) -> Option<&'static str> {
+    let t = ty.trim_start_matches('&').trim_start_matches("mut ").trim();
+    CLIENT_TYPES.iter().copied().find(|c| *c == t)
+}
+
+/// The type a `Some(x)` / `Ok(x)` pattern binds from a value of type `ty` (as written).
+pub fn unwrapped_type(ty: &str) -> Option<&str> {
+    let t = ty.trim_start_matches('&').trim();
+    let inner = t.strip_prefix("Option<").or_else(|| t.strip_prefix("Result<"))?.strip_suffix('>')?;
+    // `Result<T, E>`: the first argument.
+    Some(inner.split(", ").next().unwrap_or(inner).trim())
+}
+
 /// Parameter names of the request a function answers: its data, not state.
 const REQUEST_NAMES: &[&str] =
     &["req", "request", "msg", "message", "params", "args", "input", "line", "value", "json", "body", "raw"];
@@ -151,6 +200,9 @@ pub struct Locals {
     declared: HashMap<String, usize>,
     /// Locals bound to a place (`let g = self.state.lock().unwrap()`).
     aliases: HashMap<String, FieldAccess>,
+    /// Locals and parameters whose declared type names client data (`info: Option<&Implementation>`),
+    /// as written: what a typed map keys a value of theirs by (`TYPED_ENTRY`).
+    client_types: HashMap<String, String>,
     /// Loops around the walk.
     pub loops: usize,
     /// Logging macros around the walk.
@@ -178,7 +230,20 @@ impl Locals {
     pub fn declare(&mut self, name: &str) {
         self.params.remove(name);
         self.aliases.remove(name);
+        self.client_types.remove(name);
         self.declared.insert(name.to_owned(), self.loops);
+    }
+
+    /// `name` holds a value of type `ty` (as written), kept where the type names client data.
+    pub fn typed(&mut self, name: String, ty: String) {
+        if CLIENT_TYPES.iter().any(|t| ty.contains(t)) {
+            self.client_types.insert(name, ty);
+        }
+    }
+
+    /// The type of a local or parameter, where it names client data.
+    pub fn type_of(&self, name: &str) -> Option<&str> {
+        self.client_types.get(name).map(String::as_str)
     }
 
     pub fn is_alias(&self, name: &str) -> bool {
@@ -500,8 +565,15 @@ impl CrateModel {
     fn through_fields(&self, mut place: Place) -> Place {
         for _ in 0..MAX_DEPTH {
             let PlaceRoot::Type(ty) = &place.root else { break };
-            let Some(fact) = self.type_fact(ty) else { break };
             let Some(first) = place.path.first() else { break };
+            // `self.session()` (only a typed map's entry read is spelled so): the crate type the
+            // accessor returns.
+            if let Some(name) = first.strip_suffix("()") {
+                let Some(key) = self.accessor_type(ty, name) else { break };
+                place = Place { root: PlaceRoot::Type(key), path: place.path[1..].to_vec() };
+                continue;
+            }
+            let Some(fact) = self.type_fact(ty) else { break };
             let Some((_, field_ty)) = fact.fields.iter().find(|(n, _)| n == first) else {
                 match self.deref_target(ty) {
                     Some(target) if target != *ty => place.root = PlaceRoot::Type(target),
@@ -510,13 +582,91 @@ impl CrateModel {
                 continue;
             };
             let Some(inner) = innermost(field_ty) else { break };
+            // A kept client declaration (`init: InitializeRequestParams`) is a value of the field,
+            // not an object shared with other places: its members stay the field's.
+            if CLIENT_TYPES.contains(&inner) {
+                break;
+            }
             let key = self.resolve_type(&fact.module, &[inner.to_owned()]);
             if self.type_fact(&key).is_none() || key == *ty {
                 break;
             }
             place = Place { root: PlaceRoot::Type(key), path: place.path[1..].to_vec() };
         }
+        self.keyed_entry(place)
+    }
+
+    /// A typed map's entry (`<T>`, `state::entry_member`) is a place of its own where the model
+    /// knows what holds the map: a crate type's value (`SessionState.<T>`, also when the type's
+    /// file is not in the model: `session: SessionState` with `use crate::session::SessionState`),
+    /// a field declared as a typed map (`ext: Extensions`), a local or state parameter. Elsewhere
+    /// the entry is not told apart: the place is the map's.
+    fn keyed_entry(&self, mut place: Place) -> Place {
+        let Some(i) = place.path.iter().position(|m| entry_type(m).is_some()) else { return place };
+        match (&place.root, i) {
+            (_, 0) => {}
+            (PlaceRoot::Type(ty), 1) => {
+                let field_ty = self.type_fact(ty).and_then(|fact| {
+                    let (_, written) = fact.fields.iter().find(|(n, _)| *n == place.path[0])?;
+                    Some((fact.module.clone(), written.clone()))
+                });
+                match field_ty {
+                    Some((_, written)) if TYPED_MAPS.contains(&super::roots::innermost(&written)) => {}
+                    Some((module, written)) => match self.crate_key(&module, &written) {
+                        Some(key) => place = Place { root: PlaceRoot::Type(key), path: place.path[1..].to_vec() },
+                        None => place.path.truncate(1),
+                    },
+                    None => place.path.truncate(1),
+                }
+            }
+            _ => place.path.truncate(i),
+        }
         place
+    }
+
+    /// A field holding an object of a crate type the model has no file of (`bag: Bag` with `use
+    /// crate::bag::Bag`): what that object's own methods (`self.bag.insert(v)`) do with a value
+    /// is not seen.
+    pub fn is_unseen_crate_object(&self, place: &Place) -> bool {
+        let PlaceRoot::Type(ty) = &place.root else { return false };
+        let [field] = place.path.as_slice() else { return false };
+        let Some(fact) = self.type_fact(ty) else { return false };
+        fact.fields
+            .iter()
+            .find(|(n, _)| n == field)
+            .and_then(|(_, written)| self.crate_key(&fact.module, written))
+            .is_some_and(|key| self.type_fact(&key).is_none())
+    }
+
+    /// The crate type an accessor of `ty` returns (`fn session(&self) -> Option<&SessionState>`).
+    fn accessor_type(&self, ty: &TypeKey, name: &str) -> Option<TypeKey> {
+        let f =
+            self.methods_of(ty, name).iter().map(|id| self.func(*id)).find(|f| f.has_self && f.params.is_empty())?;
+        self.crate_key(&f.module, f.ret.as_deref()?)
+    }
+
+    /// The crate type a type as written names in `module`, under its wrappers: one of the model,
+    /// or one the module imports from the crate (`use crate::session::SessionState`), by where the
+    /// `use` says it lives.
+    fn crate_key(&self, module: &[String], written: &str) -> Option<TypeKey> {
+        if let Some(key) = self.crate_type(module, written) {
+            return Some(key);
+        }
+        let name = super::roots::innermost(written).trim_start_matches("mut ").trim_start_matches('&');
+        let imported = self.uses.get(module)?.iter().any(|u| {
+            !u.glob
+                && u.alias == name
+                && matches!(u.target.first().map(String::as_str), Some("crate" | "self" | "super"))
+        });
+        imported.then(|| self.resolve_type(module, &[name.to_owned()]))
+    }
+
+    /// The crate-wide place of a field of a struct literal written in function `id`
+    /// (`Data { init: p, .. }`), if the crate defines the type in a file of the model.
+    pub fn literal_place(&self, id: FnId, ty: &[String], field: &str) -> Option<Place> {
+        let key = self.resolve_type(&self.func(id).module, ty);
+        self.type_fact(&key)?;
+        Some(self.through_fields(Place { root: PlaceRoot::Type(key), path: vec![field.to_owned()] }))
     }
 }
 

@@ -13,7 +13,8 @@
 //!   pass it to) and read by code answering another request, in any file of the crate
 //!   (`rust_crate`, comparing the stores `model::init_stores` finds with the crate model's
 //!   `state_uses` places: `self` fields, fields behind `Arc<Inner>`, per-session map entries,
-//!   guard locals, loop locals, statics), labelled at the read and, in the same file, the store;
+//!   entries of a map keyed by type, fields of a stored struct literal, guard locals, loop locals,
+//!   statics), labelled at the read and, in the same file, the store;
 //! - SDK helpers that answer from the cached `initialize` data: rust-mcp-sdk
 //!   `client_supports_sampling()` & co, rmcp `supported_elicitation_modes()` /
 //!   `supports_sampling_tools()`, fastmcp `client_supports_roots()`, and, only when that SDK is in
@@ -28,7 +29,7 @@ use crate::context::{Impact, Role, Sdk};
 use crate::cx::{CrateCx, Cx};
 use crate::model::init_stores::{InitHandlers, Store, find_stores};
 use crate::model::peer_info::client_data_reads;
-use crate::model::state::Place;
+use crate::model::state::{Place, member_shown};
 use crate::model::{CrateModel, FieldAccess, Root, within};
 use crate::rules::{FnRef, Rule, RuleMeta};
 use crate::rust::syntax::{block_text, method_call_range, text_may_mention};
@@ -232,7 +233,7 @@ impl Rule for InferredClientCapabilities {
 
 /// The stored place as the read spells it (`self.session.proto`), when it is written out there.
 fn shown(access: &FieldAccess, depth: usize) -> Option<String> {
-    let members = access.path.get(..depth)?.join(".");
+    let members = access.path.get(..depth)?.iter().map(|m| member_shown(m)).collect::<Vec<_>>().join(".");
     match access.root {
         _ if access.aliased => None,
         Root::SelfValue => Some(format!("`self.{members}`")),
