@@ -868,6 +868,21 @@ impl ServerHandler for Files {
         "{summary}"
     );
     assert!(summary.contains("is rust-mcp-sdk's request, which the roots codemod does not rewrite"), "{summary}");
+    // `check --format json` carries the same reasons as notes.
+    let out = mcp_lint(dir.path())
+        .args(["check", "--format", "json", "--select", "server-roots-request", "."])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let notes: Vec<&str> = report
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["note"].as_str().unwrap_or_else(|| panic!("a finding without a note: {f}")))
+        .collect();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(notes.iter().any(|n| n.contains("in none (no `Cargo.toml` above it)")), "{notes:?}");
+    assert!(notes.iter().any(|n| n.contains("is rust-mcp-sdk's request")), "{notes:?}");
 }
 
 /// `fix_one_file` without a forced migration.

@@ -220,7 +220,8 @@ fn a_finding_the_codemod_leaves_says_why() {
 }
 
 /// The codemod rewrites rmcp servers only, so `check` never plans a crate that does not depend on
-/// rmcp (which would read every file of it): its findings carry neither a fix nor a note.
+/// rmcp (which would read every file of it): its findings carry no fix, and a note that says why,
+/// from the finding's file planned alone.
 #[test]
 fn a_crate_without_rmcp_is_not_planned() {
     let dir = two_tools();
@@ -228,7 +229,13 @@ fn a_crate_without_rmcp_is_not_planned() {
     let found = findings(dir.path());
     let roots: Vec<&Value> = found.iter().filter(|f| f["rule"] == "server-roots-request").collect();
     assert_eq!(roots.len(), 2, "{found:#?}");
-    assert!(roots.iter().all(|f| f["fix"].is_null() && f.get("note").is_none()), "{roots:#?}");
+    assert!(roots.iter().all(|f| f["fix"].is_null()), "{roots:#?}");
+    let notes: Vec<&str> = roots.iter().map(|f| f["note"].as_str().unwrap()).collect();
+    assert!(notes[0].contains("`root_name`"), "{notes:?}");
+    assert!(
+        notes[1].ends_with("`check` plans it for crates that depend on rmcp, and this file's crate does not"),
+        "{notes:?}"
+    );
 }
 
 /// The audit summary counts a rewritten roots finding as fixed by `--unsafe-fixes`, and lists the

@@ -161,6 +161,7 @@ pub fn attach(result: &mut RunResult, opts: &crate::engine::Options) {
         }
     }
     if crates.is_empty() {
+        explain_unplanned(result, opts);
         return;
     }
     // The texts the run read, so the codemod sees what the findings' ranges are ranges of.
@@ -187,6 +188,47 @@ pub fn attach(result: &mut RunResult, opts: &crate::engine::Options) {
             let report = &mut result.reports[ri];
             let file = key(&report.file.path);
             plan.apply_to(&file, &mut report.diagnostics[di]);
+        }
+    }
+    explain_unplanned(result, opts);
+}
+
+/// A `server-roots-request` finding no crate plan answered (another SDK's request, one built by
+/// hand, in a macro body or a test, or an rmcp call in a file of no crate or of a crate without an
+/// rmcp dependency) says why, as `fix` does: an rmcp call's file is planned alone for it.
+fn explain_unplanned(result: &mut RunResult, opts: &crate::engine::Options) {
+    let unexplained = |d: &Diagnostic| d.rule == RULE && d.fix.is_none() && d.note.is_none();
+    for report in &mut result.reports {
+        if !report.diagnostics.iter().any(unexplained) {
+            continue;
+        }
+        let file = CrateFile {
+            path: report.file.path.clone(),
+            display: report.file.display.clone(),
+            text: report.file.text.clone(),
+        };
+        let text = &report.file.text;
+        let alone = report
+            .diagnostics
+            .iter()
+            .any(|d| unexplained(d) && wanted(d, text))
+            .then(|| plan_crate_with(std::slice::from_ref(&file), None, opts.settings.roots_to_for(&file.path)));
+        for d in &mut report.diagnostics {
+            if !unexplained(d) {
+                continue;
+            }
+            let refused = alone.as_ref().and_then(|o| o.refused.iter().find(|(_, r, _)| *r == d.range));
+            let why = match (refused, &alone, &report.crate_ctx.manifest) {
+                (Some((_, _, why)), _, _) => why.clone(),
+                (None, Some(o), None) if !o.applied.is_empty() => "it rewrites a whole crate at once, and this file \
+                                                                   is in none (no `Cargo.toml` above it)"
+                    .into(),
+                (None, Some(o), Some(_)) if !o.applied.is_empty() => "`check` plans it for crates that depend on \
+                                                                      rmcp, and this file's crate does not"
+                    .into(),
+                _ => super::why::unseen_in(&file, &d.range, &report.crate_ctx),
+            };
+            d.note = Some(format!("the roots codemod leaves it: {why}"));
         }
     }
 }

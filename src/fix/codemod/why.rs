@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use syn::visit::{self, Visit};
 
 use super::CrateFile;
-use crate::context::{CrateContexts, Sdk};
+use crate::context::{CrateContext, CrateContexts, Sdk};
 use crate::source::FileKind;
 
 fn key(path: &Path) -> PathBuf {
@@ -20,13 +20,17 @@ pub fn unseen(files: &[CrateFile], file_key: &Path, range: &Range<usize>, contex
     let Some(file) = files.iter().find(|f| key(&f.path) == file_key) else {
         return "the roots codemod did not read this file as part of its crate".into();
     };
+    unseen_in(file, range, &contexts.for_file(&file.path))
+}
+
+/// `unseen` for one file read with its crate's context.
+pub fn unseen_in(file: &CrateFile, range: &Range<usize>, crate_ctx: &CrateContext) -> String {
     let shown = file.text.get(range.clone()).map(compact).unwrap_or_default();
     if FileKind::of(&file.path) != FileKind::Rust {
         return format!(
             "`{shown}` is a `roots/list` message in a data file; the roots codemod rewrites Rust code only"
         );
     }
-    let crate_ctx = contexts.for_file(&file.path);
     let others: Vec<String> =
         crate_ctx.sdks.iter().filter(|d| d.sdk != Sdk::Rmcp).map(|d| format!("`{}`", d.crate_name)).collect();
     if !crate_ctx.uses(Sdk::Rmcp) && !others.is_empty() {
