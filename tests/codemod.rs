@@ -1101,6 +1101,10 @@ fn mrtr_leaves_helpers_it_cannot_see_through_with_the_reason() {
             "`list_roots()` in `first_dir` is inside the body of the macro `tokio::select!`",
         ),
         (
+            format!("{helper}pub struct Other;\n\nimpl Other {{\n    pub fn first_dir(&self) -> String {{\n        String::new()\n    }}\n}}\n\n{awaited}"),
+            "the crate has another function named `first_dir` (a method of `Other`), so the codemod cannot tell",
+        ),
+        (
             "pub struct Cached { dirs: tokio::sync::OnceCell<Vec<String>> }\n\nimpl Cached {\n    #[allow(deprecated)]\n    async fn ensure_dirs(&self, peer: &Peer<RoleServer>) -> Vec<String> {\n        self.dirs.get_or_init(|| async {\n            let listed = peer.list_roots().await.unwrap_or_default();\n            listed.roots.iter().map(|r| r.uri.clone()).collect()\n        }).await.clone()\n    }\n}\n\n#[tool_router]\nimpl Cached {\n    #[tool(description = \"d\")]\n    async fn count(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {\n        let dirs = self.ensure_dirs(&context.peer).await;\n        Ok(CallToolResult::success(vec![ContentBlock::text(dirs.len().to_string())]))\n    }\n}\n".to_owned(),
             "`ensure_dirs` is not a `#[tool]` method and keeps the roots in `self.dirs` (a roots cache)",
         ),

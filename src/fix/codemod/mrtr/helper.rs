@@ -50,6 +50,17 @@ pub fn plan(
         ));
     }
     let what = format!("the helper `{name}`");
+    // Calls are found by name: another function of that name could be what a call reaches.
+    if let Some(other) = cx.index.fns.iter().enumerate().find(|(j, f)| *j != hi && f.name() == name) {
+        let other = other.1.imp.map_or_else(
+            || "a free function".to_owned(),
+            |imp| format!("a method of `{}`", imp.self_ty.to_token_stream().to_string().replace(' ', "")),
+        );
+        return Err(format!(
+            "the crate has another function named `{name}` ({other}), so the codemod cannot tell which one a call \
+             reaches"
+        ));
+    }
     let callers: Vec<usize> =
         cx.index.fns.iter().enumerate().filter(|(j, f)| *j != hi && f.mentions(&name)).map(|(j, _)| j).collect();
     if callers.is_empty() {
