@@ -959,7 +959,14 @@ async fn first_root(roots_answer: &rmcp::serde_json::Value) -> Option<String> {
     }
 "#;
     assert!(fixed.contains(through), "{fixed}");
-    assert!(fixed.contains("use rmcp::handler::server::tool::InputResponses;\nuse rmcp::model::CallToolResponse;"));
+    // The names join the file's `use rmcp::…::{…}` trees, in their order.
+    assert!(
+        fixed.contains(
+            "use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, InputRequest, InputRequiredResult};\n\
+             use rmcp::{ErrorData, handler::server::tool::InputResponses, tool, tool_router};\n"
+        ),
+        "{fixed}"
+    );
     // No function takes a context or a peer any more, so their import goes.
     assert!(!fixed.contains("RequestContext") && !fixed.contains("RoleServer"), "{fixed}");
 }

@@ -19,6 +19,7 @@ use super::{CrateOutcome, use_leaves};
 use crate::diagnostic::Edit;
 
 mod helper;
+mod imports;
 
 /// The key of the roots request in `inputRequests` and of its answer in `inputResponses`.
 const KEY: &str = "roots";
@@ -157,20 +158,14 @@ pub fn plan(out: &mut CrateOutcome, cx: &Crate, calls: &[(usize, Vec<Range<usize
         }
     }
     for (f, mut edits) in per_file {
-        let known: Vec<String> = asts[f].map(use_leaves).unwrap_or_default().into_iter().map(|(l, _)| l).collect();
-        let lines: String = IMPORTS
-            .iter()
-            .filter(|(leaf, _)| tool_files.contains(&f) && !known.iter().any(|k| k == leaf))
-            .map(|(_, path)| format!("use {path};\n"))
-            .collect();
-        let at = asts[f]
-            .and_then(|a| a.items.iter().rev().find(|i| matches!(i, syn::Item::Use(_))))
-            .map(|u| {
-                let r = Src { text: &texts[f], base: bases[f] }.range(u);
-                texts[f][r.end..].find('\n').map_or(texts[f].len(), |n| r.end + n + 1)
-            })
-            .unwrap_or(bases[f]);
-        edits.push(Edit::replace(at..at, lines));
+        if let Some(ast) = asts[f]
+            && tool_files.contains(&f)
+        {
+            let known: Vec<String> = use_leaves(ast).into_iter().map(|(l, _)| l).collect();
+            let paths: Vec<&str> =
+                IMPORTS.iter().filter(|(leaf, _)| !known.iter().any(|k| k == leaf)).map(|(_, path)| *path).collect();
+            edits.extend(imports::import_edits(&cx.src(f), ast, &paths));
+        }
         let eol = super::line_ending(&texts[f]);
         let new = crate::fix::apply_edits(&texts[f], &edits, eol);
         let parsed = match crate::rust::parse::parse_rust(&new) {
