@@ -235,15 +235,11 @@ fn find_request(src: &Src, site: &FnSite, ranges: &[Range<usize>], what: &str) -
         return Err(format!("{what} requests the roots {} times; the codemod rewrites one request", ranges.len()));
     }
     let mut find = FindAwait { src, call: ranges[0].clone(), found: None, depth: 0, nested: false, limit: None };
-    let mut stmt_at = None;
-    for stmt in &site.block.stmts {
-        find.visit_stmt(stmt);
-        if find.found.is_some() {
-            stmt_at = Some(src.range(stmt).start);
-            break;
-        }
-    }
-    let (Some((awaited, receiver)), Some(stmt_start)) = (find.found.clone(), stmt_at) else {
+    find.visit_block(site.block);
+    let found = find.found.clone();
+    let (Some((awaited, receiver)), Some(stmt_start)) =
+        (found.clone(), found.and_then(|(r, _)| innermost_stmt(src, site.block, r.start)))
+    else {
         return Err(format!(
             "in {what}, `list_roots()` is not awaited in its body, itself or under `tokio::time::timeout` (it is in \
              a macro's body, or not followed by `.await`)"
@@ -256,6 +252,31 @@ fn find_request(src: &Src, site: &FnSite, ranges: &[Range<usize>], what: &str) -
         ));
     }
     Ok(Request { awaited, receiver, limit: find.limit, stmt_start })
+}
+
+/// The start of the innermost statement holding byte `at` in `block` and its nested blocks (not
+/// those of closures, `async` blocks or items): the round trip goes right before it, so a request
+/// made in one branch is asked for only there.
+fn innermost_stmt(src: &Src, block: &syn::Block, at: usize) -> Option<usize> {
+    struct Innermost<'s> {
+        src: &'s Src<'s>,
+        at: usize,
+        start: Option<usize>,
+    }
+    impl<'ast> Visit<'ast> for Innermost<'_> {
+        fn visit_block(&mut self, b: &'ast syn::Block) {
+            if let Some(stmt) = b.stmts.iter().find(|s| self.src.range(*s).contains(&self.at)) {
+                self.start = Some(self.src.range(stmt).start);
+                visit::visit_stmt(self, stmt);
+            }
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut find = Innermost { src, at, start: None };
+    find.visit_block(block);
+    find.start
 }
 
 /// The parameter named `receiver` when it is a `RequestContext` or a `Peer` (or a reference to

@@ -17,7 +17,7 @@ use syn::visit::{self, Visit};
 
 use super::super::index::FnSite;
 use super::super::text::{count_ident, mentions_ident};
-use super::{ANSWER, Crate, answer_edits, context_param, find_request, tool_edits};
+use super::{ANSWER, Crate, answer_edits, context_param, find_request, innermost_stmt, tool_edits};
 use crate::diagnostic::Edit;
 
 /// The rewrite of one helper and of the tools calling it.
@@ -198,10 +198,7 @@ fn caller_edits(cx: &Crate, tool: &FnSite, call: &Call) -> Result<Vec<Edit>, Str
             src.node_text(*arg)
         ));
     };
-    let at = src.range(found.call).start;
-    let Some(stmt_start) =
-        tool.block.stmts.iter().map(|s| src.range(s)).find(|r| r.start <= at && at < r.end).map(|r| r.start)
-    else {
+    let Some(stmt_start) = innermost_stmt(&src, tool.block, src.range(found.call).start) else {
         return Err(format!("the tool `{tname}` calls `{helper}` outside its body's statements"));
     };
     let arg_range = src.range(*arg);
