@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use syn::{UseGroup, UseTree};
 
-use super::super::text::{Src, indent_at, skip_ws};
+use super::super::text::{Src, indent_at, line_start};
 use crate::diagnostic::Edit;
 
 /// The edits that import `paths` (full paths, `rmcp::model::InputRequest`) into the file.
@@ -120,23 +120,26 @@ fn group_edits(src: &Src, g: &UseGroup, rests: Vec<String>) -> Vec<Edit> {
     // `group_for` chooses no empty group.
     let Some(last) = items.last().map(|t| src.range(*t)) else { return Vec::new() };
     let indent = indent_at(src.text, last.start).to_owned();
+    // Where the closing brace's line starts, when nothing but indentation comes before it there
+    // and the last item has its comma.
+    let close = src.span(g.brace_token.span.close()).start;
+    let close_line =
+        Some(line_start(src.text, close)).filter(|s| src.text[*s..close].trim().is_empty() && g.items.trailing_punct());
     let mut edits = Vec::new();
     for (head, text) in new {
         let before = if sorted { keys.iter().position(|k| *k > head) } else { None };
-        let edit = match (before, multi) {
-            (Some(i), false) => {
+        let edit = match (before, multi, close_line) {
+            (Some(i), false, _) => {
                 Edit::replace(src.range(items[i]).start..src.range(items[i]).start, format!("{text}, "))
             }
-            (Some(i), true) => {
+            (Some(i), true, _) => {
                 let at = src.range(items[i]).start;
                 Edit::replace(at..at, format!("{text},\n{}", indent_at(src.text, at)))
             }
-            (None, false) => Edit::replace(last.end..last.end, format!(", {text}")),
-            (None, true) if g.items.trailing_punct() => {
-                let comma = skip_ws(src.text, last.end) + 1;
-                Edit::replace(comma..comma, format!("\n{indent}{text},"))
-            }
-            (None, true) => Edit::replace(last.end..last.end, format!(",\n{indent}{text}")),
+            (None, false, _) => Edit::replace(last.end..last.end, format!(", {text}")),
+            // A line of its own before the closing brace's line, after the trailing comma.
+            (None, true, Some(at)) => Edit::replace(at..at, format!("{indent}{text},\n")),
+            (None, true, None) => Edit::replace(last.end..last.end, format!(",\n{indent}{text}")),
         };
         edits.push(edit);
     }
@@ -175,6 +178,16 @@ mod tests {
         assert_eq!(
             imported(code, &paths),
             "use rmcp::{\n    ErrorData,\n    model::{CallToolResponse, InputRequest},\n    tool,\n};\n"
+        );
+        let commented = "use rmcp::{\n    ErrorData,\n    tool /* the macro */,\n};\n";
+        assert_eq!(
+            imported(commented, &["rmcp::model::InputRequest"]),
+            "use rmcp::{\n    ErrorData,\n    model::InputRequest,\n    tool /* the macro */,\n};\n"
+        );
+        let commented_last = "use rmcp::{\n    ErrorData,\n    tool /* the macro */,\n};\n";
+        assert_eq!(
+            imported(commented_last, &["rmcp::zeta::Z"]),
+            "use rmcp::{\n    ErrorData,\n    tool /* the macro */,\n    zeta::Z,\n};\n"
         );
         let unsorted = "use rmcp::{tool, ErrorData};\n";
         assert_eq!(
