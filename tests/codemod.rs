@@ -951,14 +951,15 @@ impl Srv {
 
 /// `roots-to = "mrtr"` on rmcp 3.11: the tool's awaited request becomes the round trip (the
 /// extractor replaces the context, the result type becomes `CallToolResponse`, every `Ok` is
-/// converted); the helper is left with the reason.
+/// converted); the helper a tool awaits takes the answer the tool read in place of the peer.
 #[test]
 fn mrtr_turns_the_tools_request_into_an_input_required_result() {
     let (code, stderr, fixed) = fix_one_file_mrtr(MANIFEST, MRTR_CODE);
-    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("the tool `first` asks for the roots through an `input_required` result"), "{stderr}");
     assert!(
-        stderr.contains("`--roots-to mrtr`: `first_root` is not a `#[tool]` method: only a tool's own request"),
+        stderr.contains("the tool `through_helper` asks for the roots through an `input_required` result")
+            && stderr.contains("`first_root` takes the answer in place of `peer`"),
         "{stderr}"
     );
     let expected = r#"    #[allow(deprecated)]
@@ -977,9 +978,194 @@ fn mrtr_turns_the_tools_request_into_an_input_required_result() {
     }
 "#;
     assert!(fixed.contains(expected), "{fixed}");
-    assert!(fixed.contains("use rmcp::handler::server::tool::InputResponses;\nuse rmcp::model::CallToolResponse;"));
-    // The helper's tool still takes the context, so its import stays.
+    let helper = r#"#[allow(deprecated)]
+async fn first_root(roots_answer: &rmcp::serde_json::Value) -> Option<String> {
+    rmcp::serde_json::from_value::<rmcp::model::ListRootsResult>(roots_answer.clone()).ok()?.roots.into_iter().next().map(|r| r.uri)
+}
+"#;
+    assert!(fixed.contains(helper), "{fixed}");
+    let through = r#"    #[allow(deprecated)]
+    #[tool(description = "Show the first root, through a helper")]
+    async fn through_helper(&self, InputResponses(input_responses): InputResponses) -> Result<CallToolResponse, ErrorData> {
+        // 2026-07-28: the roots come in the retry's `inputResponses`; the first call asks for them.
+        let Some(roots_answer) = input_responses.as_ref().and_then(|answers| answers.get("roots")) else {
+            let ask = InputRequest::ListRoots(rmcp::model::ListRootsRequest::default());
+            return Ok(InputRequiredResult::from_input_requests([("roots".to_owned(), ask)].into()).into());
+        };
+        let uri = first_root(roots_answer).await.unwrap_or_default();
+        Ok(CallToolResult::success(vec![ContentBlock::text(uri)]).into())
+    }
+"#;
+    assert!(fixed.contains(through), "{fixed}");
+    // The names join the file's `use rmcp::…::{…}` trees, in their order.
+    assert!(
+        fixed.contains(
+            "use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, InputRequest, InputRequiredResult};\n\
+             use rmcp::{ErrorData, handler::server::tool::InputResponses, tool, tool_router};\n"
+        ),
+        "{fixed}"
+    );
+    // No function takes a context or a peer any more, so their import goes.
+    assert!(!fixed.contains("RequestContext") && !fixed.contains("RoleServer"), "{fixed}");
+}
+
+/// A helper method the tools await with their context: one whose context has another use takes
+/// the answer beside it (and its tools keep the context), one under a timeout loses the timeout's
+/// limit; each tool asks for the roots once, right before the statement that needed them.
+#[test]
+fn mrtr_hands_the_answer_to_the_helpers_the_tools_await() {
+    let code = r#"use std::time::Duration;
+
+use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::service::{Peer, RequestContext, RoleServer};
+use rmcp::{ErrorData, tool, tool_router};
+
+pub struct Srv;
+
+impl Srv {
+    /// The first root, unless the call was cancelled.
+    #[allow(deprecated)]
+    async fn first_uri(&self, context: &RequestContext<RoleServer>) -> Result<String, ErrorData> {
+        if context.ct.is_cancelled() {
+            return Err(ErrorData::internal_error("cancelled", None));
+        }
+        let listed = context.peer.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        Ok(listed.roots.first().map(|r| r.uri.clone()).unwrap_or_default())
+    }
+
+    #[allow(deprecated)]
+    async fn root_count(peer: Peer<RoleServer>) -> usize {
+        let limit = Duration::from_secs(5);
+        match tokio::time::timeout(limit, peer.list_roots()).await {
+            Ok(Ok(listed)) => listed.roots.len(),
+            _ => 0,
+        }
+    }
+}
+
+#[tool_router]
+impl Srv {
+    #[tool(description = "Show the first root")]
+    async fn first(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let uri = self.first_uri(&context).await?;
+        Ok(CallToolResult::success(vec![ContentBlock::text(uri)]))
+    }
+
+    #[tool(description = "Count the roots")]
+    async fn count(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let mut n = 0;
+        if !context.ct.is_cancelled() {
+            n = Self::root_count(context.peer.clone()).await;
+        }
+        Ok(CallToolResult::success(vec![ContentBlock::text(n.to_string())]))
+    }
+}
+"#;
+    let (code_out, stderr, fixed) = fix_one_file_mrtr(MANIFEST, code);
+    assert_eq!(code_out, 0, "{stderr}");
+    assert!(stderr.contains("`first_uri` takes the answer beside `context`"), "{stderr}");
+    assert!(stderr.contains("`root_count` takes the answer in place of `peer`"), "{stderr}");
+    assert!(stderr.contains("its `tokio::time::timeout` goes"), "{stderr}");
+    for want in [
+        "    async fn first_uri(&self, context: &RequestContext<RoleServer>, roots_answer: &rmcp::serde_json::Value) -> Result<String, ErrorData> {\n        if context.ct.is_cancelled() {",
+        "let listed = rmcp::serde_json::from_value::<rmcp::model::ListRootsResult>(roots_answer.clone()).map_err(",
+        "    async fn root_count(roots_answer: &rmcp::serde_json::Value) -> usize {\n        match Ok::<_, tokio::time::error::Elapsed>(rmcp::serde_json::from_value::<rmcp::model::ListRootsResult>(roots_answer.clone())) {",
+        "    async fn first(&self, context: RequestContext<RoleServer>, InputResponses(input_responses): InputResponses) -> Result<CallToolResponse, ErrorData> {",
+        "        let uri = self.first_uri(&context, roots_answer).await?;",
+        "    async fn count(&self, context: RequestContext<RoleServer>, InputResponses(input_responses): InputResponses) -> Result<CallToolResponse, ErrorData> {",
+        // Asked for in the branch that asked for them.
+        "        let mut n = 0;\n        if !context.ct.is_cancelled() {\n            // 2026-07-28: the roots come in the retry's `inputResponses`; the first call asks for them.\n            let Some(roots_answer) = input_responses",
+        "            };\n            n = Self::root_count(roots_answer).await;\n        }",
+    ] {
+        assert!(fixed.contains(want), "{want}\n{fixed}");
+    }
+    assert_eq!(fixed.matches("let Some(roots_answer) = input_responses").count(), 2, "{fixed}");
+    // The limit and its import go; `Peer` is no longer named, `RequestContext` still is.
+    assert!(!fixed.contains("Duration") && !fixed.contains("Peer"), "{fixed}");
     assert!(fixed.contains("use rmcp::service::{RequestContext, RoleServer};"), "{fixed}");
+}
+
+/// A helper's request becomes the tools' round trip only when every caller is a tool awaiting it
+/// in its own body with its own context, and it keeps no cache: anything else is left with the
+/// reason, naming the helper and the caller.
+#[test]
+fn mrtr_leaves_helpers_it_cannot_see_through_with_the_reason() {
+    let header = "use rmcp::model::{CallToolResult, ContentBlock};\nuse rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};\nuse rmcp::{ErrorData, ServerHandler, tool, tool_router};\n\n#[derive(Clone)]\npub struct Srv { peer: Option<Peer<RoleServer>> }\n\n";
+    let helper = "impl Srv {\n    #[allow(deprecated)]\n    async fn first_dir(&self, peer: &Peer<RoleServer>) -> String {\n        let listed = peer.list_roots().await.unwrap_or_default();\n        listed.roots.first().map(|r| r.uri.clone()).unwrap_or_default()\n    }\n}\n\n";
+    let tool = |body: &str| {
+        format!(
+            "#[tool_router]\nimpl Srv {{\n    #[tool(description = \"d\")]\n    async fn show(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {{\n        {body}\n        Ok(CallToolResult::success(vec![ContentBlock::text(dir)]))\n    }}\n}}\n\n"
+        )
+    };
+    let awaited = tool("let dir = self.first_dir(&context.peer).await;");
+    let cases = [
+        (
+            format!(
+                "{helper}{awaited}impl ServerHandler for Srv {{\n    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {{\n        let _ = self.first_dir(&context.peer).await;\n    }}\n}}\n"
+            ),
+            "the helper `first_dir` is called from `on_initialized`, which is not a `#[tool]` method",
+        ),
+        (
+            format!(
+                "{helper}impl Srv {{\n    async fn dir_len(&self, peer: &Peer<RoleServer>) -> usize {{\n        self.first_dir(peer).await.len()\n    }}\n}}\n\n{}",
+                tool("let dir = self.dir_len(&context.peer).await.to_string();")
+            ),
+            "the helper `first_dir` is called from `dir_len`, which is not a `#[tool]` method",
+        ),
+        (
+            format!(
+                "{helper}{awaited}#[cfg(test)]\nmod tests {{\n    #[tokio::test]\n    async fn asks() {{\n        let srv = super::Srv {{ peer: None }};\n        let peer = srv.peer.clone().unwrap();\n        let _ = srv.first_dir(&peer).await;\n    }}\n}}\n"
+            ),
+            "the helper `first_dir` is also called from the test `asks`",
+        ),
+        (
+            format!(
+                "{helper}{}",
+                tool(
+                    "let me = self.clone();\n        let peer = context.peer.clone();\n        let dir = tokio::spawn(async move { me.first_dir(&peer).await }).await.unwrap_or_default();"
+                )
+            ),
+            "the helper `first_dir`: the tool `show` calls `first_dir` inside a closure or an `async` block",
+        ),
+        (
+            format!("{helper}{}", tool("let dir = format!(\"{}\", self.first_dir(&context.peer).await);")),
+            "the helper `first_dir`: the tool `show` names `first_dir` where the rewrite cannot see a call of it (in a macro's body",
+        ),
+        (
+            format!(
+                "{helper}{}",
+                tool("let peer = self.peer.clone().unwrap();\n        let dir = self.first_dir(&peer).await;")
+            ),
+            "the helper `first_dir`: the tool `show` passes `&peer` to `first_dir`, not its own `RequestContext` or `Peer` parameter",
+        ),
+        (
+            format!(
+                "impl Srv {{\n    #[allow(deprecated)]\n    async fn first_dir(&self, peer: &Peer<RoleServer>) -> String {{\n        let _ = peer.list_roots().await;\n        let listed = peer.list_roots().await.unwrap_or_default();\n        listed.roots.first().map(|r| r.uri.clone()).unwrap_or_default()\n    }}\n}}\n\n{awaited}"
+            ),
+            "the helper `first_dir` requests the roots 2 times; the codemod rewrites one request",
+        ),
+        (
+            format!(
+                "impl Srv {{\n    #[allow(deprecated)]\n    async fn first_dir(&self, peer: &Peer<RoleServer>) -> String {{\n        tokio::select! {{\n            r = peer.list_roots() => r.map(|l| l.roots.len().to_string()).unwrap_or_default(),\n        }}\n    }}\n}}\n\n{awaited}"
+            ),
+            "`list_roots()` in `first_dir` is inside the body of the macro `tokio::select!`",
+        ),
+        (
+            format!("{helper}pub struct Other;\n\nimpl Other {{\n    pub fn first_dir(&self) -> String {{\n        String::new()\n    }}\n}}\n\n{awaited}"),
+            "the crate has another function named `first_dir` (a method of `Other`), so the codemod cannot tell",
+        ),
+        (
+            "pub struct Cached { dirs: tokio::sync::OnceCell<Vec<String>> }\n\nimpl Cached {\n    #[allow(deprecated)]\n    async fn ensure_dirs(&self, peer: &Peer<RoleServer>) -> Vec<String> {\n        self.dirs.get_or_init(|| async {\n            let listed = peer.list_roots().await.unwrap_or_default();\n            listed.roots.iter().map(|r| r.uri.clone()).collect()\n        }).await.clone()\n    }\n}\n\n#[tool_router]\nimpl Cached {\n    #[tool(description = \"d\")]\n    async fn count(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {\n        let dirs = self.ensure_dirs(&context.peer).await;\n        Ok(CallToolResult::success(vec![ContentBlock::text(dirs.len().to_string())]))\n    }\n}\n".to_owned(),
+            "`ensure_dirs` is not a `#[tool]` method and keeps the roots in `self.dirs` (a roots cache)",
+        ),
+    ];
+    for (body, reason) in cases {
+        let code = format!("{header}{body}");
+        let (code_out, stderr, fixed) = fix_one_file_mrtr(MANIFEST, &code);
+        assert_eq!(code_out, 1, "{stderr}");
+        assert_eq!(fixed, code, "{stderr}");
+        assert!(stderr.contains(reason), "{reason}\n{stderr}");
+    }
 }
 
 /// rmcp 2.x has no round trip: nothing is rewritten, and the reason names the version.

@@ -317,10 +317,17 @@ fn mrtr_tools_ask_for_the_roots_in_an_input_required_result_and_read_the_retry()
 
 #[test]
 fn mrtr_reads_the_retry_in_tools_that_handled_a_failed_request_or_a_timeout() {
-    // The fifth tool's helper `workspace_dir` stays as written (a helper's request cannot become the
-    // tool's result), and warns as it did before: `list_roots` is deprecated.
-    let (_keep, binary) =
-        fix_and_build("folder-stats", &["--roots-to", "mrtr"], "its `tokio::time::timeout` goes", false);
+    // The fifth tool's request is in the helper `workspace_dir`, which now takes the answer the tool
+    // read; nothing deprecated is left unallowed, so the fixed crate builds warning-free.
+    let (keep, binary) =
+        fix_and_build("folder-stats", &["--roots-to", "mrtr"], "its `tokio::time::timeout` goes", true);
+    // A second fix changes nothing.
+    let again = Command::new(env!("CARGO_BIN_EXE_mcp-lint"))
+        .current_dir(keep.path().join("folder-stats"))
+        .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "--roots-to", "mrtr", "--diff", "."])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&again.stdout), "", "{}", String::from_utf8_lossy(&again.stderr));
     let work = folder(&[("a.txt", "one\ntwo\n"), ("b.txt", ""), ("c.md", "three\n")]);
     let elsewhere = folder(&[]);
     let mut server = Server::start(&binary, elsewhere.path());
@@ -338,6 +345,13 @@ fn mrtr_reads_the_retry_in_tools_that_handled_a_failed_request_or_a_timeout() {
         let retry = server.request("tools/call", json!({"name": name, "arguments": {}, "inputResponses": answer}));
         assert_eq!(retry["content"][0]["text"], expected, "{name}: {retry}");
     }
+    // Through the helper the tool awaits: the tool asks, the helper reads the answer.
+    let first = server.request("tools/call", json!({"name": "newest_file", "arguments": {}}));
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    assert_eq!(first["inputRequests"]["roots"]["method"], "roots/list", "{first}");
+    let retry = server.request("tools/call", json!({"name": "newest_file", "arguments": {}, "inputResponses": answer}));
+    let newest = retry["content"][0]["text"].as_str().unwrap_or_default().to_owned();
+    assert!(["a.txt", "b.txt", "c.md"].contains(&newest.as_str()), "{retry}");
 }
 
 #[test]

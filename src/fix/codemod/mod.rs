@@ -221,7 +221,8 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
                 ));
             }
         }
-        mrtr::plan(&mut out, &index, &texts, &bases, &asts, &rest, manifest);
+        let cx = mrtr::Crate { index: &index, texts: &texts, bases: &bases, asts: &asts, purposes: &purposes };
+        mrtr::plan(&mut out, &cx, &rest, manifest);
         return out;
     }
     let refuse_fn = |out: &mut CrateOutcome, fn_index: usize, reason: String| {

@@ -13,12 +13,19 @@ use syn::visit::{self, Visit};
 use syn::{Expr, FnArg, Pat, ReturnType, Stmt};
 
 use super::index::{FnSite, Index};
-use super::text::{Src, indent_at, mentions_ident};
+use super::purpose::Purposes;
+use super::text::{Src, indent_at, mentions_ident, skip_ws};
 use super::{CrateOutcome, use_leaves};
 use crate::diagnostic::Edit;
 
+mod helper;
+mod imports;
+
 /// The key of the roots request in `inputRequests` and of its answer in `inputResponses`.
 const KEY: &str = "roots";
+
+/// The variable the rewritten tool binds the answer to (a `&serde_json::Value`).
+const ANSWER: &str = "roots_answer";
 
 /// What the codemod imports for the rewrite, by the name the rewritten text uses. The deprecated
 /// roots types are spelled out instead: a `use` of them warns, and no `#[allow]` reaches it.
@@ -47,6 +54,24 @@ fn rmcp_version(manifest: &Path) -> Option<String> {
     Some(req.trim_start_matches(['^', '=', '~', ' ']).to_owned())
 }
 
+/// The applied note of a tool that now asks for the roots through its result; `helper` says what
+/// became of the helper that requested them for it.
+fn applied_note(tool: &str, timed: bool, helper: Option<&str>) -> String {
+    let timeout = if timed {
+        "; its `tokio::time::timeout` goes, as nothing is awaited (the answer comes with the retry), and so does \
+         its time-out arm's error"
+    } else {
+        ""
+    };
+    let helper = helper.map(|h| format!("; {h}")).unwrap_or_default();
+    format!(
+        "the tool `{tool}` asks for the roots through an `input_required` result: a client that answers input \
+         requests (2026-07-28) gets the same result after its retry; a client of an older revision, which cannot, \
+         now gets an error where it got the result, and a failed roots request becomes a malformed \
+         `inputResponses` answer{timeout}{helper}"
+    )
+}
+
 /// Whether `version` is at least 3.1.1 (missing parts count as 0).
 fn has_mrtr(version: &str) -> bool {
     let parts: Vec<u64> =
@@ -54,17 +79,25 @@ fn has_mrtr(version: &str) -> bool {
     (parts[0], parts[1], parts[2]) >= (3, 1, 1)
 }
 
+/// What `--roots-to mrtr` reads of the crate.
+pub struct Crate<'c, 'a> {
+    pub index: &'c Index<'a>,
+    pub texts: &'c [String],
+    pub bases: &'c [usize],
+    pub asts: &'c [Option<&'c syn::File>],
+    pub purposes: &'c Purposes,
+}
+
+impl Crate<'_, '_> {
+    fn src(&self, file: usize) -> Src<'_> {
+        Src { text: &self.texts[file], base: self.bases[file] }
+    }
+}
+
 /// Plans `--roots-to mrtr` for the crate: `calls` are the functions requesting the roots, with
 /// the ranges of their requests (as `server-roots-request` reports them).
-pub fn plan(
-    out: &mut CrateOutcome,
-    index: &Index,
-    texts: &[String],
-    bases: &[usize],
-    asts: &[Option<&syn::File>],
-    calls: &[(usize, Vec<Range<usize>>)],
-    manifest: Option<&Path>,
-) {
+pub fn plan(out: &mut CrateOutcome, cx: &Crate, calls: &[(usize, Vec<Range<usize>>)], manifest: Option<&Path>) {
+    let (index, texts, bases, asts) = (cx.index, cx.texts, cx.bases, cx.asts);
     let refuse = |out: &mut CrateOutcome, fi: usize, ranges: &[Range<usize>], why: String| {
         for r in ranges {
             out.refused.push((index.fns[fi].file, r.clone(), why.clone()));
@@ -89,47 +122,50 @@ pub fn plan(
         return;
     }
     let mut per_file: BTreeMap<usize, Vec<Edit>> = BTreeMap::new();
+    // The files of rewritten tools, which need the imports.
+    let mut tool_files: HashSet<usize> = HashSet::new();
+    let requesters: Vec<usize> = calls.iter().map(|(fi, _)| *fi).collect();
+    // Tools a helper's rewrite gave the round trip.
+    let mut claimed: HashSet<usize> = HashSet::new();
     for (fi, ranges) in calls {
         let site = &index.fns[*fi];
-        let src = Src { text: &texts[site.file], base: bases[site.file] };
+        // A helper (a method or a free function): the tools calling it ask for the roots.
+        if !site.is_tool && site.impl_trait.is_none() {
+            match helper::plan(cx, *fi, ranges, &requesters, &claimed) {
+                Ok(plan) => {
+                    for (f, e) in plan.edits {
+                        per_file.entry(f).or_default().push(e);
+                    }
+                    for t in plan.tools {
+                        let tool = &index.fns[t];
+                        claimed.insert(t);
+                        tool_files.insert(tool.file);
+                        out.applied.push((tool.file, applied_note(&tool.tool_name(), plan.timed, Some(&plan.note))));
+                    }
+                }
+                Err(why) => refuse(out, *fi, ranges, format!("`--roots-to mrtr`: {why}")),
+            }
+            continue;
+        }
+        let src = cx.src(site.file);
         match rewrite(&src, site, ranges) {
             Ok((edits, timed)) => {
                 per_file.entry(site.file).or_default().extend(edits);
-                let timeout = if timed {
-                    "; its `tokio::time::timeout` goes, as nothing is awaited (the answer comes with the retry), \
-                     and so does its time-out arm's error"
-                } else {
-                    ""
-                };
-                out.applied.push((
-                    site.file,
-                    format!(
-                        "the tool `{}` asks for the roots through an `input_required` result: a client that answers \
-                         input requests (2026-07-28) gets the same result after its retry; a client of an older \
-                         revision, which cannot, now gets an error where it got the result, and a failed roots \
-                         request becomes a malformed `inputResponses` answer{timeout}",
-                        site.tool_name()
-                    ),
-                ));
+                tool_files.insert(site.file);
+                out.applied.push((site.file, applied_note(&site.tool_name(), timed, None)));
             }
             Err(why) => refuse(out, *fi, ranges, format!("`--roots-to mrtr`: {why}")),
         }
     }
     for (f, mut edits) in per_file {
-        let known: Vec<String> = asts[f].map(use_leaves).unwrap_or_default().into_iter().map(|(l, _)| l).collect();
-        let lines: String = IMPORTS
-            .iter()
-            .filter(|(leaf, _)| !known.iter().any(|k| k == leaf))
-            .map(|(_, path)| format!("use {path};\n"))
-            .collect();
-        let at = asts[f]
-            .and_then(|a| a.items.iter().rev().find(|i| matches!(i, syn::Item::Use(_))))
-            .map(|u| {
-                let r = Src { text: &texts[f], base: bases[f] }.range(u);
-                texts[f][r.end..].find('\n').map_or(texts[f].len(), |n| r.end + n + 1)
-            })
-            .unwrap_or(bases[f]);
-        edits.push(Edit::replace(at..at, lines));
+        if let Some(ast) = asts[f]
+            && tool_files.contains(&f)
+        {
+            let known: Vec<String> = use_leaves(ast).into_iter().map(|(l, _)| l).collect();
+            let paths: Vec<&str> =
+                IMPORTS.iter().filter(|(leaf, _)| !known.iter().any(|k| k == leaf)).map(|(_, path)| *path).collect();
+            edits.extend(imports::import_edits(&cx.src(f), ast, &paths));
+        }
         let eol = super::line_ending(&texts[f]);
         let new = crate::fix::apply_edits(&texts[f], &edits, eol);
         let parsed = match crate::rust::parse::parse_rust(&new) {
@@ -167,49 +203,111 @@ fn rewrite(src: &Src, site: &FnSite, ranges: &[Range<usize>]) -> Result<(Vec<Edi
              (a helper, a roots cache or `on_initialized` would need the tool's result to carry it)"
         ));
     }
-    if ranges.len() != 1 {
+    let what = format!("the tool `{name}`");
+    let request = find_request(src, site, ranges, &what)?;
+    let Some((_, param)) = context_param(site.sig, &request.receiver) else {
         return Err(format!(
-            "the tool `{name}` requests the roots {} times; the codemod rewrites one request",
-            ranges.len()
+            "in the tool `{name}`, the roots are requested on `{}`, not on the tool's `RequestContext` or `Peer` \
+             parameter",
+            request.receiver
         ));
+    };
+    let mut edits = tool_edits(src, site, request.stmt_start, param, Some(request.awaited.clone()))?;
+    edits.extend(answer_edits(src, site.block, &request));
+    Ok((edits, request.limit.is_some()))
+}
+
+/// Where a function awaits its one request for the roots.
+struct Request {
+    /// From the receiver (or `tokio::time::timeout`) to `.await`.
+    awaited: Range<usize>,
+    /// The variable the request is sent on.
+    receiver: String,
+    /// The time limit of a request under `tokio::time::timeout(limit, …)`.
+    limit: Option<Expr>,
+    /// Where the body's statement holding it starts.
+    stmt_start: usize,
+}
+
+/// The one request of `site` (`what` names it in a refusal), awaited in its own body.
+fn find_request(src: &Src, site: &FnSite, ranges: &[Range<usize>], what: &str) -> Result<Request, String> {
+    if ranges.len() != 1 {
+        return Err(format!("{what} requests the roots {} times; the codemod rewrites one request", ranges.len()));
     }
     let mut find = FindAwait { src, call: ranges[0].clone(), found: None, depth: 0, nested: false, limit: None };
-    let mut stmt_at = None;
-    for stmt in &site.block.stmts {
-        find.visit_stmt(stmt);
-        if find.found.is_some() {
-            stmt_at = Some(src.range(stmt).start);
-            break;
-        }
-    }
-    let (Some((awaited, receiver)), Some(stmt_start)) = (find.found.clone(), stmt_at) else {
+    find.visit_block(site.block);
+    let found = find.found.clone();
+    let (Some((awaited, receiver)), Some(stmt_start)) =
+        (found.clone(), found.and_then(|(r, _)| innermost_stmt(src, site.block, r.start)))
+    else {
         return Err(format!(
-            "in the tool `{name}`, `list_roots()` is not awaited in the tool's body, itself or under \
-             `tokio::time::timeout` (it is in a macro's body, or not followed by `.await`)"
+            "in {what}, `list_roots()` is not awaited in its body, itself or under `tokio::time::timeout` (it is in \
+             a macro's body, or not followed by `.await`)"
         ));
     };
     if find.nested {
         return Err(format!(
-            "in the tool `{name}`, `list_roots()` is awaited inside a closure or an `async` block, which cannot \
-             return the tool's `input_required` result"
+            "in {what}, `list_roots()` is awaited inside a closure or an `async` block, which cannot return the \
+             tool's `input_required` result"
         ));
     }
-    // The parameter the request is sent on.
-    let param = site.sig.inputs.iter().find_map(|a| match a {
+    Ok(Request { awaited, receiver, limit: find.limit, stmt_start })
+}
+
+/// The start of the innermost statement holding byte `at` in `block` and its nested blocks (not
+/// those of closures, `async` blocks or items): the round trip goes right before it, so a request
+/// made in one branch is asked for only there.
+fn innermost_stmt(src: &Src, block: &syn::Block, at: usize) -> Option<usize> {
+    struct Innermost<'s> {
+        src: &'s Src<'s>,
+        at: usize,
+        start: Option<usize>,
+    }
+    impl<'ast> Visit<'ast> for Innermost<'_> {
+        fn visit_block(&mut self, b: &'ast syn::Block) {
+            if let Some(stmt) = b.stmts.iter().find(|s| self.src.range(*s).contains(&self.at)) {
+                self.start = Some(self.src.range(stmt).start);
+                visit::visit_stmt(self, stmt);
+            }
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut find = Innermost { src, at, start: None };
+    find.visit_block(block);
+    find.start
+}
+
+/// The parameter named `receiver` when it is a `RequestContext` or a `Peer` (or a reference to
+/// one), with its position in the signature.
+fn context_param<'s>(sig: &'s syn::Signature, receiver: &str) -> Option<(usize, &'s syn::PatType)> {
+    sig.inputs.iter().enumerate().find_map(|(i, a)| match a {
         FnArg::Typed(t) => match &*t.pat {
-            Pat::Ident(p) if p.ident == receiver => Some(t),
+            Pat::Ident(p)
+                if p.ident == receiver
+                    && super::lookup::type_last_ident(&t.ty).is_some_and(|n| n == "RequestContext" || n == "Peer") =>
+            {
+                Some((i, t))
+            }
             _ => None,
         },
         FnArg::Receiver(_) => None,
-    });
-    let Some(param) =
-        param.filter(|t| super::lookup::type_last_ident(&t.ty).is_some_and(|n| n == "RequestContext" || n == "Peer"))
-    else {
-        return Err(format!(
-            "in the tool `{name}`, the roots are requested on `{receiver}`, not on the tool's `RequestContext` or \
-             `Peer` parameter"
-        ));
-    };
+    })
+}
+
+/// What every rewritten tool gets, wherever the request was: before the statement at
+/// `stmt_start`, the roots read from the retry or the first call's `input_required` return; the
+/// `CallToolResponse` return type with its `Ok`s converted; the extractor, in place of `param`
+/// when nothing but the text at `moved` (which the rewrite replaces) names it; `#[allow(deprecated)]`.
+fn tool_edits(
+    src: &Src,
+    site: &FnSite,
+    stmt_start: usize,
+    param: &syn::PatType,
+    moved: Option<Range<usize>>,
+) -> Result<Vec<Edit>, String> {
+    let name = site.name();
     let output = match &site.sig.output {
         ReturnType::Type(_, t) => t,
         ReturnType::Default => return Err(format!("the tool `{name}` returns nothing")),
@@ -239,22 +337,12 @@ fn rewrite(src: &Src, site: &FnSite, ranges: &[Range<usize>]) -> Result<(Vec<Edi
         stmt_start..stmt_start,
         format!(
             "// 2026-07-28: the roots come in the retry's `inputResponses`; the first call asks for them.\n\
-             {indent}let Some(roots_answer) = input_responses.as_ref().and_then(|answers| answers.get(\"{KEY}\")) else {{\n\
+             {indent}let Some({ANSWER}) = input_responses.as_ref().and_then(|answers| answers.get(\"{KEY}\")) else {{\n\
              {indent}    let ask = InputRequest::ListRoots(rmcp::model::ListRootsRequest::default());\n\
              {indent}    return Ok(InputRequiredResult::from_input_requests([(\"{KEY}\".to_owned(), ask)].into()).into());\n\
              {indent}}};\n{indent}"
         ),
     ));
-    let answer = "rmcp::serde_json::from_value::<rmcp::model::ListRootsResult>(roots_answer.clone())";
-    // Under a timeout the answer is already there: it never times out, and the arms stay as written.
-    let answer = match &find.limit {
-        Some(_) => format!("Ok::<_, tokio::time::error::Elapsed>({answer})"),
-        None => answer.to_owned(),
-    };
-    edits.push(Edit::replace(awaited.clone(), answer));
-    if let Some(limit) = &find.limit {
-        edits.extend(unused_limit(src, site.block, limit, &awaited));
-    }
     edits.push(Edit::replace(result_arg, "CallToolResponse".to_owned()));
     // A whole `Result<CallToolResult, _>` (`text(..)`, a helper's): its `Ok` converted.
     for whole in results {
@@ -272,21 +360,52 @@ fn rewrite(src: &Src, site: &FnSite, ranges: &[Range<usize>]) -> Result<(Vec<Edi
     }
     // The parameter goes when the request was its only use, else the extractor joins it.
     let body = src.range(site.block);
-    let rest = format!("{}{}", &src.text[body.start..awaited.start], &src.text[awaited.end..body.end]);
+    let rest = match moved {
+        Some(m) => format!("{}{}", &src.text[body.start..m.start], &src.text[m.end..body.end]),
+        None => src.text[body].to_owned(),
+    };
     let extractor = "InputResponses(input_responses): InputResponses";
     let param_range = src.range(param);
+    let receiver = match &*param.pat {
+        Pat::Ident(p) => p.ident.to_string(),
+        _ => String::new(),
+    };
     if mentions_ident(&rest, &receiver) {
         edits.push(Edit::replace(param_range.end..param_range.end, format!(", {extractor}")));
     } else {
         edits.push(Edit::replace(param_range, extractor.to_owned()));
     }
-    // `ListRootsRequest` and `ListRootsResult` are deprecated (SEP-2577), and so is reading them.
-    if !site.attrs.iter().any(|a| quote::ToTokens::to_token_stream(a).to_string().contains("deprecated")) {
-        let start = site.attrs.first().map_or(src.range(&site.sig.fn_token).start, |a| src.range(a).start);
-        let indent = indent_at(src.text, start).to_owned();
-        edits.push(Edit::replace(start..start, format!("#[allow(deprecated)]\n{indent}")));
+    edits.extend(allow_deprecated(src, site));
+    Ok(edits)
+}
+
+/// The awaited request replaced by the answer the retry carries, as the code around it expects it.
+fn answer_edits(src: &Src, block: &syn::Block, request: &Request) -> Vec<Edit> {
+    let answer = format!("rmcp::serde_json::from_value::<rmcp::model::ListRootsResult>({ANSWER}.clone())");
+    // Under a timeout the answer is already there: it never times out, and the arms stay as written.
+    let answer = match &request.limit {
+        Some(_) => format!("Ok::<_, tokio::time::error::Elapsed>({answer})"),
+        None => answer,
+    };
+    let mut edits = vec![Edit::replace(request.awaited.clone(), answer)];
+    if let Some(limit) = &request.limit {
+        edits.extend(unused_limit(src, block, limit, &request.awaited));
     }
-    Ok((edits, find.limit.is_some()))
+    edits
+}
+
+/// `ListRootsRequest` and `ListRootsResult` are deprecated (SEP-2577), and so is reading them: an
+/// `#[allow(deprecated)]` on the function, after its doc comment, unless it has one.
+fn allow_deprecated(src: &Src, site: &FnSite) -> Option<Edit> {
+    if site.attrs.iter().any(|a| quote::ToTokens::to_token_stream(a).to_string().contains("deprecated")) {
+        return None;
+    }
+    let start = match site.attrs.iter().find(|a| !a.path().is_ident("doc")) {
+        Some(a) => src.range(a).start,
+        None => site.attrs.last().map_or(site.range.start, |d| skip_ws(src.text, src.range(d).end)),
+    };
+    let indent = indent_at(src.text, start).to_owned();
+    Some(Edit::replace(start..start, format!("#[allow(deprecated)]\n{indent}")))
 }
 
 /// The range of `CallToolResult` in `Result<CallToolResult, _>`.

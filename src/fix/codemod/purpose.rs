@@ -81,6 +81,12 @@ impl Purposes {
         self.model.roots().places().any(|(_, path, writer)| writer == id && path.iter().any(|p| p == field))
     }
 
+    /// A `self` place the model knows the function fills with the client's roots (`cache.dirs`).
+    pub fn roots_place(&self, f: usize) -> Option<String> {
+        let id = self.ids(&[f]).first().copied()?;
+        self.model.roots().places().find(|(_, _, writer)| *writer == id).map(|(_, path, _)| path.join("."))
+    }
+
     /// Whether the function is test code (`#[test]`, `#[tokio::test]`, `#[cfg(test)]`).
     pub fn is_test(&self, f: usize, site: &FnSite) -> bool {
         crate::rust::test_code::is_test_attr(site.attrs)
