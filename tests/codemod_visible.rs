@@ -238,6 +238,21 @@ fn a_crate_without_rmcp_is_not_planned() {
     );
 }
 
+/// In an SDK's own sources the note says so, without reading the (large) file again.
+#[test]
+fn an_sdk_s_own_sources_say_they_are_the_sdk() {
+    let dir = two_tools();
+    let manifest = "[package]\nname = \"rmcp\"\nversion = \"3.11.0\"\nedition = \"2021\"\n";
+    std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
+    let found = findings(dir.path());
+    let roots: Vec<&Value> = found.iter().filter(|f| f["rule"] == "server-roots-request").collect();
+    assert!(!roots.is_empty(), "{found:#?}");
+    for f in roots {
+        let note = f["note"].as_str().unwrap();
+        assert!(note.contains("the source of the MCP SDK `rmcp` itself"), "{note}");
+    }
+}
+
 /// The audit summary counts a rewritten roots finding as fixed by `--unsafe-fixes`, and lists the
 /// one left under "needs a person" with the codemod's reason.
 #[test]

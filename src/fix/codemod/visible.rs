@@ -24,6 +24,7 @@ use rayon::prelude::*;
 
 use super::{CrateFile, CrateOutcome, NewParam, crate_files, lookup::Need, plan_crate_with};
 use crate::config::RootsTo;
+use crate::context::Sdk;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, FileEdits, Fix};
 use crate::engine::RunResult;
 use crate::source::FileKind;
@@ -202,6 +203,19 @@ fn explain_unplanned(result: &mut RunResult, opts: &crate::engine::Options) {
         if !report.diagnostics.iter().any(unexplained) {
             continue;
         }
+        // An SDK's own sources: said without reading the file again (they are large).
+        if let Some(name) = &report.crate_ctx.name
+            && Sdk::from_crate_name(name).is_some_and(|sdk| sdk != Sdk::Other)
+        {
+            let why = format!(
+                "this is the source of the MCP SDK `{name}` itself, which the roots codemod does not rewrite (it \
+                 rewrites servers built on rmcp)"
+            );
+            for d in report.diagnostics.iter_mut().filter(|d| unexplained(d)) {
+                d.note = Some(format!("the roots codemod leaves it: {why}"));
+            }
+            continue;
+        }
         let file = CrateFile {
             path: report.file.path.clone(),
             display: report.file.display.clone(),
@@ -213,6 +227,10 @@ fn explain_unplanned(result: &mut RunResult, opts: &crate::engine::Options) {
             .iter()
             .any(|d| unexplained(d) && wanted(d, text))
             .then(|| plan_crate_with(std::slice::from_ref(&file), None, opts.settings.roots_to_for(&file.path)));
+        // Parsed once for all its findings (a file can have dozens).
+        let parsed = (FileKind::of(&file.path) == FileKind::Rust)
+            .then(|| crate::rust::parse::parse_rust(&file.text).ok())
+            .flatten();
         for d in &mut report.diagnostics {
             if !unexplained(d) {
                 continue;
@@ -226,10 +244,12 @@ fn explain_unplanned(result: &mut RunResult, opts: &crate::engine::Options) {
                 (None, Some(o), Some(_)) if !o.applied.is_empty() => "`check` plans it for crates that depend on \
                                                                       rmcp, and this file's crate does not"
                     .into(),
-                _ => super::why::unseen_in(&file, &d.range, &report.crate_ctx),
+                _ => super::why::unseen_parsed(&file, parsed.as_ref(), &d.range, &report.crate_ctx),
             };
             d.note = Some(format!("the roots codemod leaves it: {why}"));
         }
+        drop(parsed);
+        proc_macro2::extra::invalidate_current_thread_spans();
     }
 }
 

@@ -25,6 +25,20 @@ pub fn unseen(files: &[CrateFile], file_key: &Path, range: &Range<usize>, contex
 
 /// `unseen` for one file read with its crate's context.
 pub fn unseen_in(file: &CrateFile, range: &Range<usize>, crate_ctx: &CrateContext) -> String {
+    let parsed = (FileKind::of(&file.path) == FileKind::Rust).then(|| crate::rust::parse::parse_rust(&file.text).ok());
+    let reason = unseen_parsed(file, parsed.as_ref().and_then(Option::as_ref), range, crate_ctx);
+    proc_macro2::extra::invalidate_current_thread_spans();
+    reason
+}
+
+/// `unseen_in` with the file already parsed (`None`: it does not parse), for a file with several
+/// findings. The caller invalidates the parse's spans when done.
+pub fn unseen_parsed(
+    file: &CrateFile,
+    parsed: Option<&crate::rust::parse::ParsedRust>,
+    range: &Range<usize>,
+    crate_ctx: &CrateContext,
+) -> String {
     let shown = file.text.get(range.clone()).map(compact).unwrap_or_default();
     if FileKind::of(&file.path) != FileKind::Rust {
         return format!(
@@ -39,7 +53,7 @@ pub fn unseen_in(file: &CrateFile, range: &Range<usize>, crate_ctx: &CrateContex
             others.join(", ")
         );
     }
-    let Ok(parsed) = crate::rust::parse::parse_rust(&file.text) else {
+    let Some(parsed) = parsed else {
         return "the file does not parse, so the roots codemod cannot rewrite it".into();
     };
     // The file's imports tell when the manifest does not (a file outside any crate).
@@ -53,7 +67,6 @@ pub fn unseen_in(file: &CrateFile, range: &Range<usize>, crate_ctx: &CrateContex
     if let Some(sdk) = sdk
         && !imported.contains(&Sdk::Rmcp)
     {
-        proc_macro2::extra::invalidate_current_thread_spans();
         return format!(
             "`{shown}` is {}'s request, which the roots codemod does not rewrite (it rewrites rmcp servers only)",
             sdk_name(sdk)
@@ -62,7 +75,7 @@ pub fn unseen_in(file: &CrateFile, range: &Range<usize>, crate_ctx: &CrateContex
     let mut find = Where { base: parsed.base, range: range.clone(), macro_name: None, func: None, stack: Vec::new() };
     find.visit_file(&parsed.file);
     let in_fn = find.func.as_ref().map(|(n, _, _)| format!(" in `{n}`")).unwrap_or_default();
-    let reason = if let Some((name, test, client)) = &find.func
+    if let Some((name, test, client)) = &find.func
         && (*test || *client)
     {
         if *test {
@@ -86,9 +99,7 @@ pub fn unseen_in(file: &CrateFile, range: &Range<usize>, crate_ctx: &CrateContex
             "`{shown}`{in_fn} is called on `self` or outside any function the codemod follows (a tool, a helper of \
              tools, a roots cache, a `call_tool` handler)"
         )
-    };
-    proc_macro2::extra::invalidate_current_thread_spans();
-    reason
+    }
 }
 
 /// Whether everything the codemod would apply to the file keeps an allow-list as server
