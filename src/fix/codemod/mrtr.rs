@@ -359,24 +359,30 @@ fn tool_edits(
         }
     }
     // The parameter goes when the request was its only use, else the extractor joins it.
-    let body = src.range(site.block);
-    let rest = match moved {
-        Some(m) => format!("{}{}", &src.text[body.start..m.start], &src.text[m.end..body.end]),
-        None => src.text[body].to_owned(),
-    };
-    let extractor = "InputResponses(input_responses): InputResponses";
-    let param_range = src.range(param);
     let receiver = match &*param.pat {
         Pat::Ident(p) => p.ident.to_string(),
         _ => String::new(),
     };
-    if mentions_ident(&rest, &receiver) {
-        edits.push(Edit::replace(param_range.end..param_range.end, format!(", {extractor}")));
-    } else {
-        edits.push(Edit::replace(param_range, extractor.to_owned()));
-    }
+    let keeps = used_outside(src, site.block, moved, &receiver);
+    edits.push(join_or_replace(src.range(param), keeps, "InputResponses(input_responses): InputResponses"));
     edits.extend(allow_deprecated(src, site));
     Ok(edits)
+}
+
+/// Whether `name` is named in the body outside `cut` (the text the rewrite replaces).
+fn used_outside(src: &Src, block: &syn::Block, cut: Option<Range<usize>>, name: &str) -> bool {
+    let body = src.range(block);
+    match cut {
+        Some(c) => {
+            mentions_ident(&src.text[body.start..c.start], name) || mentions_ident(&src.text[c.end..body.end], name)
+        }
+        None => mentions_ident(&src.text[body], name),
+    }
+}
+
+/// `with` beside what is at `range` (`, with` after it) when that stays, else in its place.
+fn join_or_replace(range: Range<usize>, keeps: bool, with: &str) -> Edit {
+    if keeps { Edit::replace(range.end..range.end, format!(", {with}")) } else { Edit::replace(range, with.to_owned()) }
 }
 
 /// The awaited request replaced by the answer the retry carries, as the code around it expects it.

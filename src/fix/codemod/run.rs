@@ -184,10 +184,9 @@ pub fn explain_remaining(files: &mut [FileFix], mode: Mode, contexts: &CrateCont
             }
             Err(i) => {
                 let f = &files[*i];
-                let crate_files =
-                    vec![CrateFile { path: f.path.clone(), display: f.display.clone(), text: f.fixed.clone() }];
-                let outcome = plan_crate_with(&crate_files, None, settings.roots_to_for(&f.path));
-                (crate_files, outcome)
+                let file = CrateFile { path: f.path.clone(), display: f.display.clone(), text: f.fixed.clone() };
+                let outcome = super::why::plan_alone(&file, settings);
+                (vec![file], outcome)
             }
         };
         let alone = group.is_err();
@@ -216,9 +215,7 @@ pub fn explain_remaining(files: &mut [FileFix], mode: Mode, contexts: &CrateCont
                     }
                     // The codemod rewrites a crate at once (its tools, handlers and capability).
                     None if alone && !outcome.applied.is_empty() => {
-                        "the roots codemod rewrites a whole crate at once, and this file is in none (no `Cargo.toml` \
-                         above it): run `fix` on the crate it belongs to"
-                            .into()
+                        format!("the roots codemod {}: run `fix` on the crate it belongs to", super::why::IN_NO_CRATE)
                     }
                     None => super::why::unseen(&crate_files, &file_key, &d.range, contexts),
                 };

@@ -109,7 +109,7 @@ impl CratePlan {
             return Some(Planned::Left(format!("the roots codemod is not applied to this crate: {why}")));
         }
         if let Some(why) = why {
-            return Some(Planned::Left(format!("the roots codemod leaves it: {why}")));
+            return Some(Planned::Left(left(why)));
         }
         if self.changes.is_empty() {
             return None;
@@ -204,53 +204,41 @@ fn explain_unplanned(result: &mut RunResult, opts: &crate::engine::Options) {
             continue;
         }
         // An SDK's own sources: said without reading the file again (they are large).
-        if let Some(name) = &report.crate_ctx.name
-            && Sdk::from_crate_name(name).is_some_and(|sdk| sdk != Sdk::Other)
-        {
-            let why = format!(
-                "this is the source of the MCP SDK `{name}` itself, which the roots codemod does not rewrite (it \
-                 rewrites servers built on rmcp)"
-            );
-            for d in report.diagnostics.iter_mut().filter(|d| unexplained(d)) {
-                d.note = Some(format!("the roots codemod leaves it: {why}"));
-            }
-            continue;
-        }
+        let sdk = report.crate_ctx.name.as_deref().filter(|n| Sdk::from_crate_name(n).is_some_and(|s| s != Sdk::Other));
         let file = CrateFile {
             path: report.file.path.clone(),
             display: report.file.display.clone(),
             text: report.file.text.clone(),
         };
-        let text = &report.file.text;
-        let alone = report
-            .diagnostics
-            .iter()
-            .any(|d| unexplained(d) && wanted(d, text))
-            .then(|| plan_crate_with(std::slice::from_ref(&file), None, opts.settings.roots_to_for(&file.path)));
+        let wants_plan = sdk.is_none() && report.diagnostics.iter().any(|d| unexplained(d) && wanted(d, &file.text));
+        let alone = wants_plan.then(|| super::why::plan_alone(&file, &opts.settings));
         // Parsed once for all its findings (a file can have dozens).
-        let parsed = (FileKind::of(&file.path) == FileKind::Rust)
-            .then(|| crate::rust::parse::parse_rust(&file.text).ok())
-            .flatten();
-        for d in &mut report.diagnostics {
-            if !unexplained(d) {
-                continue;
-            }
+        let parsed = sdk.is_none().then(|| super::why::parse_for_reasons(&file)).flatten();
+        for d in report.diagnostics.iter_mut().filter(|d| unexplained(d)) {
             let refused = alone.as_ref().and_then(|o| o.refused.iter().find(|(_, r, _)| *r == d.range));
-            let why = match (refused, &alone, &report.crate_ctx.manifest) {
-                (Some((_, _, why)), _, _) => why.clone(),
-                (None, Some(o), None) if !o.applied.is_empty() => "it rewrites a whole crate at once, and this file \
-                                                                   is in none (no `Cargo.toml` above it)"
-                    .into(),
-                (None, Some(o), Some(_)) if !o.applied.is_empty() => "`check` plans it for crates that depend on \
-                                                                      rmcp, and this file's crate does not"
-                    .into(),
+            let rewritten = alone.as_ref().is_some_and(|o| !o.applied.is_empty());
+            let why = match (sdk, refused, &report.crate_ctx.manifest) {
+                (Some(name), _, _) => format!(
+                    "this is the source of the MCP SDK `{name}` itself, which the roots codemod does not rewrite (it \
+                     rewrites servers built on rmcp)"
+                ),
+                (None, Some((_, _, why)), _) => why.clone(),
+                (None, None, None) if rewritten => format!("it {}", super::why::IN_NO_CRATE),
+                (None, None, Some(_)) if rewritten => {
+                    "`check` plans it for crates that depend on rmcp, and this file's crate does not".into()
+                }
                 _ => super::why::unseen_parsed(&file, parsed.as_ref(), &d.range, &report.crate_ctx),
             };
-            d.note = Some(format!("the roots codemod leaves it: {why}"));
+            d.note = Some(left(&why));
         }
         drop(parsed);
         proc_macro2::extra::invalidate_current_thread_spans();
     }
+}
+
+/// A finding's note for a reason the codemod leaves it.
+fn left(why: &str) -> String {
+    format!("the roots codemod leaves it: {why}")
 }
 
 /// A crate's files, with the texts in `known` where there is one, else read from disk.

@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 
 use syn::visit::{self, Visit};
 
-use super::CrateFile;
+use super::{CrateFile, CrateOutcome, plan_crate_with};
+use crate::config::Settings;
 use crate::context::{CrateContext, CrateContexts, Sdk};
+use crate::rust::parse::ParsedRust;
 use crate::source::FileKind;
 
 fn key(path: &Path) -> PathBuf {
@@ -25,17 +27,32 @@ pub fn unseen(files: &[CrateFile], file_key: &Path, range: &Range<usize>, contex
 
 /// `unseen` for one file read with its crate's context.
 pub fn unseen_in(file: &CrateFile, range: &Range<usize>, crate_ctx: &CrateContext) -> String {
-    let parsed = (FileKind::of(&file.path) == FileKind::Rust).then(|| crate::rust::parse::parse_rust(&file.text).ok());
-    let reason = unseen_parsed(file, parsed.as_ref().and_then(Option::as_ref), range, crate_ctx);
+    let parsed = parse_for_reasons(file);
+    let reason = unseen_parsed(file, parsed.as_ref(), range, crate_ctx);
+    drop(parsed);
     proc_macro2::extra::invalidate_current_thread_spans();
     reason
+}
+
+/// The file parsed for `unseen_parsed` (`None`: not Rust, or it does not parse).
+pub fn parse_for_reasons(file: &CrateFile) -> Option<ParsedRust> {
+    (FileKind::of(&file.path) == FileKind::Rust).then(|| crate::rust::parse::parse_rust(&file.text).ok()).flatten()
+}
+
+/// Why a file in no crate is not rewritten where the codemod would rewrite it, planned alone.
+pub const IN_NO_CRATE: &str = "rewrites a whole crate at once, and this file is in none (no `Cargo.toml` above it)";
+
+/// A file the run's crate plans do not cover (it is in no crate, or `check` plans only rmcp
+/// crates), planned as a crate of its own for the reasons of its findings.
+pub fn plan_alone(file: &CrateFile, settings: &Settings) -> CrateOutcome {
+    plan_crate_with(std::slice::from_ref(file), None, settings.roots_to_for(&file.path))
 }
 
 /// `unseen_in` with the file already parsed (`None`: it does not parse), for a file with several
 /// findings. The caller invalidates the parse's spans when done.
 pub fn unseen_parsed(
     file: &CrateFile,
-    parsed: Option<&crate::rust::parse::ParsedRust>,
+    parsed: Option<&ParsedRust>,
     range: &Range<usize>,
     crate_ctx: &CrateContext,
 ) -> String {

@@ -17,7 +17,9 @@ use syn::visit::{self, Visit};
 
 use super::super::index::FnSite;
 use super::super::text::{count_ident, mentions_ident};
-use super::{ANSWER, Crate, answer_edits, context_param, find_request, innermost_stmt, tool_edits};
+use super::{
+    ANSWER, Crate, answer_edits, context_param, find_request, innermost_stmt, join_or_replace, tool_edits, used_outside,
+};
 use crate::diagnostic::Edit;
 
 /// The rewrite of one helper and of the tools calling it.
@@ -109,9 +111,8 @@ pub fn plan(
     if mentions_ident(&src.text[body.clone()], ANSWER) {
         return Err(format!("{what} already names `{ANSWER}`, the name the rewrite gives the answer"));
     }
-    let rest = format!("{}{}", &src.text[body.start..request.awaited.start], &src.text[request.awaited.end..body.end]);
     // The peer stays when the helper uses it for more than the request.
-    let keeps = mentions_ident(&rest, &request.receiver);
+    let keeps = used_outside(&src, site.block, Some(request.awaited.clone()), &request.receiver);
 
     let mut edits: Vec<(usize, Edit)> = Vec::new();
     for &c in &callers {
@@ -122,14 +123,8 @@ pub fn plan(
     }
 
     // The helper: the answer in place of the request, and as its parameter.
-    let answer_param = format!("{ANSWER}: &rmcp::serde_json::Value");
-    let param_range = src.range(param);
     let mut own = answer_edits(&src, site.block, &request);
-    if keeps {
-        own.push(Edit::replace(param_range.end..param_range.end, format!(", {answer_param}")));
-    } else {
-        own.push(Edit::replace(param_range, answer_param));
-    }
+    own.push(join_or_replace(src.range(param), keeps, &format!("{ANSWER}: &rmcp::serde_json::Value")));
     own.extend(super::allow_deprecated(&src, site));
     edits.extend(own.into_iter().map(|e| (site.file, e)));
     let receiver = &request.receiver;
@@ -203,11 +198,7 @@ fn caller_edits(cx: &Crate, tool: &FnSite, call: &Call) -> Result<Vec<Edit>, Str
     };
     let arg_range = src.range(*arg);
     let mut edits = tool_edits(&src, tool, stmt_start, param, (!call.keeps).then(|| arg_range.clone()))?;
-    if call.keeps {
-        edits.push(Edit::replace(arg_range.end..arg_range.end, format!(", {ANSWER}")));
-    } else {
-        edits.push(Edit::replace(arg_range, ANSWER.to_owned()));
-    }
+    edits.push(join_or_replace(arg_range, call.keeps, ANSWER));
     Ok(edits)
 }
 
