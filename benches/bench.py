@@ -196,6 +196,9 @@ def main():
         ("linear: 4× corpus ≤ 4.4× time", ratios["4× / 1× time"] <= 4.4, f"{ratios['4× / 1× time']:.2f}×"),
         ("parse-bound: ≤ 1.3× bare syn loop, 1 thread", ratios["engine / syn loop, 1 thread"] <= 1.3, f"{ratios['engine / syn loop, 1 thread']:.2f}×"),
         ("parse-bound: ≥ 1.7× faster on 2 threads", ratios["engine 1 thread / 2 threads"] >= 1.7, f"{ratios['engine 1 thread / 2 threads']:.2f}×"),
+        # The crate model's budget (issue #16): what the model may cost on top of the rules.
+        ("crate model: whole corpus ≤ 1.2× ripgrep", ratios["mcp-lint / ripgrep"] <= 1.2, f"{ratios['mcp-lint / ripgrep']:.2f}×"),
+        ("crate model: parse-bound ≤ 1.35× bare syn loop in instructions", ins_engine / ins_syn <= 1.35, f"{ins_engine / ins_syn:.2f}×"),
     ]
 
     cpu = subprocess.run(["sh", "-c", "nproc; grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"], capture_output=True, text=True).stdout.split("\n")
