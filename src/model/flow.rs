@@ -1135,6 +1135,26 @@ pub(crate) fn normalized(e: &Expr) -> String {
     quote::ToTokens::to_token_stream(base_of(e)).to_string()
 }
 
+/// The receivers (`normalized`) of the method calls in a body that `tests` accepts: what a
+/// function checked before using it (`dir.ends_with('/')`, `uri.starts_with("file://")`).
+pub(crate) fn tested_receivers(
+    body: &syn::Block,
+    tests: impl Fn(&syn::ExprMethodCall) -> bool,
+) -> std::collections::HashSet<String> {
+    struct Calls<F>(F, std::collections::HashSet<String>);
+    impl<'ast, F: Fn(&syn::ExprMethodCall) -> bool> Visit<'ast> for Calls<F> {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            if (self.0)(m) {
+                self.1.insert(normalized(&m.receiver));
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    let mut calls = Calls(tests, std::collections::HashSet::new());
+    calls.visit_block(body);
+    calls.1
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Elem, Kind};

@@ -32,7 +32,9 @@ use crate::context::{Impact, Role};
 use crate::cx::{CrateCx, Cx};
 use crate::model::CrateModel;
 use crate::model::flow::Elem;
-use crate::model::flow::{Flow, Kind, Sink, Walker, base_of, compact, mentions_separator, normalized, strip};
+use crate::model::flow::{
+    Flow, Kind, Sink, Walker, base_of, compact, mentions_separator, normalized, strip, tested_receivers,
+};
 use crate::model::roots::{self, Purpose, ROOTS_WORDS, Via, may_hold_roots, server_code_with_roots};
 use crate::rules::{FnRef, Rule, RuleMeta};
 use crate::rust::macro_body::MacroBody;
@@ -328,21 +330,11 @@ fn prefix_calls(cx: &Cx, e: &Expr) -> Vec<(usize, usize)> {
 /// Prefixes the function terminates with a separator: `root.push('/')`, `root.push_str("/")`,
 /// `root.push(MAIN_SEPARATOR)`, or tests with `root.ends_with('/')`.
 fn separator_terminated(body: &syn::Block) -> HashSet<String> {
-    struct V(HashSet<String>);
-    impl<'ast> Visit<'ast> for V {
-        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-            if ["push", "push_str", "ends_with"].iter().any(|n| m.method == n)
-                && m.args.len() == 1
-                && mentions_separator(&quote::ToTokens::to_token_stream(&m.args[0]))
-            {
-                self.0.insert(normalized(&m.receiver));
-            }
-            syn::visit::visit_expr_method_call(self, m);
-        }
-    }
-    let mut v = V(HashSet::new());
-    v.visit_block(body);
-    v.0
+    tested_receivers(body, |m| {
+        ["push", "push_str", "ends_with"].iter().any(|n| m.method == n)
+            && m.args.len() == 1
+            && mentions_separator(&quote::ToTokens::to_token_stream(&m.args[0]))
+    })
 }
 
 #[cfg(test)]

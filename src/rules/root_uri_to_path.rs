@@ -32,13 +32,12 @@ use std::ops::Range;
 use std::rc::Rc;
 
 use syn::Expr;
-use syn::visit::Visit;
 
 use crate::context::{Impact, Role};
 use crate::cx::{CrateCx, Cx};
 use crate::diagnostic::{Applicability, Edit, Fix};
 use crate::model::CrateModel;
-use crate::model::flow::{Flow, Kind, Sink, Walker, compact, normalized, strip};
+use crate::model::flow::{Flow, Kind, Sink, Walker, compact, normalized, strip, tested_receivers};
 use crate::model::roots::{self, ROOTS_WORDS, may_hold_roots, server_code_with_roots};
 use crate::model::uri_cuts::{is_file_scheme, is_scheme_cut, lit_str, root_uri_cuts, slice_range, slice_start};
 use crate::rules::{FnRef, Rule, RuleMeta, concat_words};
@@ -341,18 +340,9 @@ fn url_parse_arg(e: &Expr) -> Option<&Expr> {
 
 /// Normalized strings the function tests with `starts_with("file://")` (or `"file:"`).
 fn scheme_tested(body: &syn::Block) -> HashSet<String> {
-    struct V(HashSet<String>);
-    impl<'ast> Visit<'ast> for V {
-        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-            if m.method == "starts_with" && m.args.first().and_then(lit_str).is_some_and(|s| is_file_scheme(&s)) {
-                self.0.insert(normalized(&m.receiver));
-            }
-            syn::visit::visit_expr_method_call(self, m);
-        }
-    }
-    let mut v = V(HashSet::new());
-    v.visit_block(body);
-    v.0
+    tested_receivers(body, |m| {
+        m.method == "starts_with" && m.args.first().and_then(lit_str).is_some_and(|s| is_file_scheme(&s))
+    })
 }
 
 #[cfg(test)]
