@@ -82,6 +82,10 @@ impl Extract<'_, '_> {
                     .map(|(i, f)| (f.ident.as_ref().map_or_else(|| i.to_string(), |n| n.to_string()), type_text(&f.ty)))
                     .collect();
                 let name = s.ident.to_string();
+                if !s.generics.params.is_empty() {
+                    let generics = super::delegation::bounds(&s.generics);
+                    self.out.delegation.struct_generics.push((self.out.types.len(), generics));
+                }
                 self.out.types.push(TypeFact { module: module.to_vec(), name, kind: TypeKind::Struct, fields });
             }
             syn::Item::Enum(en) => {
@@ -132,6 +136,7 @@ impl Extract<'_, '_> {
                     .map(|(n, a)| (n, self.cx.node_range(a)))
                     .collect();
                 self.out.impls.push(ImplFact { module: module.to_vec(), trait_, self_ty, role, attrs });
+                self.out.delegation.impls.extend(super::delegation::impl_trait(i, index));
                 for it in &i.items {
                     if let syn::ImplItem::Fn(f) = it {
                         let range = self.cx.join(f.sig.fn_token.span, f.block.brace_token.span.close());
@@ -143,6 +148,7 @@ impl Extract<'_, '_> {
                 let range = self.cx.join(f.sig.fn_token.span, f.block.brace_token.span.close());
                 self.func(&f.attrs, &f.sig, &f.block, range, module, None);
             }
+            syn::Item::Trait(t) => self.out.delegation.traits.push(super::delegation::trait_fact(self.cx, t, module)),
             _ => {}
         }
         if let Some(gate) = self.retries {
@@ -232,6 +238,12 @@ impl Extract<'_, '_> {
         // The same gate as the roots facts.
         let uri_cuts =
             self.roots.as_ref().and_then(|_| super::uri_cuts::fn_facts(self.cx, sig, body, roots.as_deref()));
+        // Handler overrides only: what they hand their request on to.
+        let trait_ = scope.and_then(|(i, _)| self.out.impls[i].trait_.as_deref());
+        let delegations = match trait_.and_then(|t| handlers::trait_method(t, &sig.ident.to_string())) {
+            Some(_) => super::delegation::fn_facts(self.cx, sig, body),
+            None => Vec::new(),
+        };
         let fact = FnFact {
             module: module.to_vec(),
             name: sig.ident.to_string(),
@@ -259,6 +271,7 @@ impl Extract<'_, '_> {
             param_dirs: if self.roots.is_some() { super::roots::param_dirs(sig, body) } else { (0, 0) },
             retry: self.retries.and_then(|gate| super::retries::fn_facts(self.cx, sig, body, role, gate)),
             uri_cuts,
+            delegations,
         };
         let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new(), locals };
         body_walk.visit_block(body);
