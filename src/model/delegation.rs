@@ -305,6 +305,8 @@ pub struct Delegated {
     pub trait_method: String,
     /// The impl's self type as written, for a method of an impl; `None` for the declaration.
     pub impl_self: Option<String>,
+    /// The impl is a blanket impl (`impl<T: ServerHandler> Provider for T`).
+    pub blanket: bool,
     pub file: FileId,
     /// The method's name.
     pub range: Range<usize>,
@@ -341,14 +343,15 @@ pub fn delegated(model: &CrateModel) -> Vec<Delegated> {
                 let (tfile, ti) = traits[&trait_key];
                 let t = &model.files[tfile].delegation.traits[ti];
                 let Some(decl) = t.methods.iter().find(|m| m.name == d.method) else { continue };
-                let mut push = |impl_self: Option<String>, file: FileId, range: Range<usize>| {
+                let mut push = |impl_self: Option<(String, bool)>, file: FileId, range: Range<usize>| {
                     if !out.iter().any(|o| o.file == file && o.range == range) {
                         out.push(Delegated {
                             handler: h.fn_,
                             method: h.method.clone(),
                             trait_name: t.name.clone(),
                             trait_method: decl.name.clone(),
-                            impl_self,
+                            blanket: impl_self.as_ref().is_some_and(|(_, b)| *b),
+                            impl_self: impl_self.map(|(t, _)| t),
                             file,
                             range,
                         });
@@ -362,7 +365,16 @@ pub fn delegated(model: &CrateModel) -> Vec<Delegated> {
                     if g.rejects {
                         continue;
                     }
-                    let shown = model.impl_of(id).map(|i| i.self_ty.join("::"));
+                    let shown = model.impl_of(id).map(|i| {
+                        // `impl<T: ServerHandler> Provider for T`: every such type.
+                        let (file, index) = model.fn_loc[id.0 as usize];
+                        let generic = model.files[file].fns[index].impl_.is_some_and(|n| {
+                            let imps = &model.files[file].delegation.impls;
+                            imps.iter()
+                                .any(|it| it.impl_ == n && it.bounds.iter().any(|(b, _)| [b.clone()] == i.self_ty[..]))
+                        });
+                        (i.self_ty.join("::"), generic)
+                    });
                     push(shown, model.file_of(id), g.name_range.clone());
                 }
             }

@@ -403,7 +403,11 @@ fn delegated_handlers(cx: &mut CrateCx, model: &CrateModel) {
         let handler_trait = model.impl_of(d.handler).and_then(|i| i.trait_.as_deref()).unwrap_or_default();
         let at = cx.place(hfile, h.name_range.start);
         let (t, m, method) = (&d.trait_name, &d.trait_method, &d.method);
-        let whose = d.impl_self.as_ref().map(|s| format!(" of `{s}`")).unwrap_or_default();
+        let whose = match d.impl_self.as_deref() {
+            Some(ty) if d.blanket => format!(" of the blanket impl for `{ty}`"),
+            Some(ty) => format!(" of `{ty}`"),
+            None => String::new(),
+        };
         let kind = if method.starts_with("notifications/") { "notification" } else { "method" };
         cx.report(
             &META,
