@@ -520,15 +520,15 @@ impl<'ast> Body<'_, '_, 'ast> {
     }
 
     /// Records a write of the place `target` roots at; false when it roots at no state place.
-    /// `stored` is the value written whole (`= v`, `set(v)`, `insert(v)`): a struct literal's fields
-    /// are kept (`FieldAccess::literal`), and for a typed map's `insert(v)` (`entry`) the entry of
+    /// `stored` is the value written whole (`= v`, `set(v)`, `insert(v)`; with `true`, a keyed map's
+    /// `insert(k, v)`): a struct literal's fields are kept (`FieldAccess::literal`), and for a typed map's `insert(v)` (`entry`) the entry of
     /// the value's client-data type is the place.
     fn write(
         &mut self,
         target: &'ast Expr,
         value: Origins,
         op: WriteOp,
-        stored: Option<&Expr>,
+        stored: Option<(&Expr, bool)>,
         entry: Option<&str>,
     ) -> bool {
         let mut side = Vec::new();
@@ -537,10 +537,13 @@ impl<'ast> Body<'_, '_, 'ast> {
             access.path.push(state::entry_member(ty));
             access.ends.push(op.end);
         }
-        if let Some(v) = stored
+        if let Some((v, keyed)) = stored
             && !value.is_empty()
         {
             access.literal = self.literal_fields(v);
+            if let Some(lit) = access.literal.as_mut() {
+                lit.entry = keyed;
+            }
         }
         access.write = Some(value);
         access.op = Some(op);
@@ -628,7 +631,7 @@ impl<'ast> Body<'_, '_, 'ast> {
             })
             .collect();
         let ty = lit.path.segments.iter().map(|s| s.ident.to_string()).collect();
-        (!fields.is_empty()).then(|| Box::new(LiteralFields { ty, fields }))
+        (!fields.is_empty()).then(|| Box::new(LiteralFields { ty, fields, entry: false }))
     }
 
     /// `x.get::<T>()` with `T` a client-data type: a read of the entry of `T` in the typed map the
@@ -841,7 +844,7 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
         let value = self.origins(&a.right);
         let op =
             WriteOp { how: "=".to_owned(), switch: state::is_switch(&a.right), end: self.cx.node_range(&*a.left).end };
-        if !self.write(&a.left, value, op, Some(&a.right), None) {
+        if !self.write(&a.left, value, op, Some((&a.right, false)), None) {
             self.visit_expr(&a.left);
         }
         self.visit_expr(&a.right);
@@ -874,15 +877,19 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             let end = self.cx.span_range(m.paren_token.span.close()).end;
             let switch =
                 name == "take" || state::SWITCH_METHODS.contains(&name.as_str()) && m.args.iter().any(state::is_switch);
-            // One value stored whole (`set(v)`, `replace(v)`, a typed map's `insert(v)`).
+            // One value stored whole (`set(v)`, `replace(v)`, a typed map's `insert(v)`, a keyed
+            // map's `insert(k, v)`).
+            let keyed = m.args.len() == 2 && name == "insert";
             let stored = (m.args.len() == 1 && matches!(name.as_str(), "set" | "replace" | "insert" | "get_or_insert"))
-                .then(|| &m.args[0]);
+                .then(|| &m.args[0])
+                .or_else(|| keyed.then(|| &m.args[1]));
             // A typed map's `insert(v)` (one argument): keyed by the value's type, spelled out
             // (`insert::<T>(v)`) or declared for the local it passes.
             let entry = match stored {
-                Some(v) if name == "insert" => turbofish_client_type(m).or_else(|| self.client_type_of(v)),
+                Some(v) if name == "insert" && !keyed => turbofish_client_type(m).or_else(|| self.client_type_of(v)),
                 _ => None,
             };
+            let stored = stored.map(|v| (v, keyed));
             if self.write(&m.receiver, value, WriteOp { how: name, switch, end }, stored, entry) {
                 m.args.iter().for_each(|a| self.visit_expr(a));
                 return;
@@ -1006,7 +1013,8 @@ fn self_accessor(e: &Expr) -> Option<&syn::ExprMethodCall> {
     }
 }
 
-/// The MCP method an arm's enum variant pattern stands for (`McpRequest::Initialize(p)`).
+/// The MCP method an arm's enum variant pattern stands for (`McpRequest::Initialize(p)`), or its
+/// path to a method constant (`methods::request::INITIALIZE`).
 fn arm_variant_method(pat: &syn::Pat) -> Option<&'static str> {
     let path = match pat {
         syn::Pat::TupleStruct(t) => &t.path,
@@ -1017,7 +1025,9 @@ fn arm_variant_method(pat: &syn::Pat) -> Option<&'static str> {
     if path.segments.len() < 2 {
         return None;
     }
-    handlers::variant_method(&path.segments.last()?.ident.to_string())
+    // `McpRequest::Initialize(p)`, or a constant of method names (`methods::request::INITIALIZE`).
+    let last = path.segments.last()?.ident.to_string();
+    handlers::variant_method(&last).or_else(|| handlers::const_method(&last))
 }
 
 /// The string literals of an arm's pattern (`"a" | "b"`).

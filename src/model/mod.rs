@@ -41,8 +41,11 @@
 //!   through `let svc = self.svc.clone()`); and so, to a fixed point, which cuts the root URIs a
 //!   function hands on reach (`uri_cuts::root_uri_cuts`);
 //! - client data kept from `initialize` (`init_stores`): the places `initialize` code stores it in
-//!   (also from the arm of a `match` on a request enum, `FnFact::variant_arms`; the fields of a
-//!   struct literal stored whole, `FieldAccess::literal`; the entry of a typed map, `state`);
+//!   (also from the arm of a `match` on a request enum or on method constants,
+//!   `FnFact::variant_arms`; the fields of a struct literal stored whole, `FieldAccess::literal`, or
+//!   as a keyed map's entry, `sessions.insert(sid, State { caps, .. })`; the entry of a typed map,
+//!   `state`; a trait object parameter of the crate, `sessions: &dyn SessionBackend`, one place
+//!   per trait);
 //!   and where one body's `peer_info()` value goes (`peer_info`, a walk on the parsing worker);
 //! - delegation (`delegation`): the crate's traits with their methods, the generic parameters and
 //!   bounds of structs and impls, each impl's trait path; in handler overrides, the calls on a
@@ -340,6 +343,9 @@ pub struct FieldAccess {
 pub struct LiteralFields {
     pub ty: Vec<String>,
     pub fields: Vec<(String, Origins, Range<usize>)>,
+    /// The value of a keyed map's entry (`sessions.insert(id, Session { caps, .. })`): its fields
+    /// are members of the map's place, where every entry is one place (`state`).
+    pub entry: bool,
 }
 
 impl FieldAccess {
