@@ -330,7 +330,8 @@ pub struct FieldAccess {
     pub whole: bool,
     /// Inside a logging or assertion macro: does not shape a result.
     pub quiet: bool,
-    /// Reached through a local bound to a `self` place (kept in `places`, not `fields`).
+    /// Reached through a local bound to a `self` place (kept in `places`, not `fields`), or the bare
+    /// name of a local bound to another place.
     pub aliased: bool,
     /// For a write whose value is a struct literal (`Some(Arc::new(Data { init: p, .. }))`): the
     /// fields given data from somewhere, each a place of the literal's type.

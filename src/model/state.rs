@@ -278,7 +278,9 @@ impl Locals {
             let base = alias.path.len();
             path.splice(0..0, alias.path.iter().cloned());
             ends.splice(0..0, std::iter::repeat_n(range.end, base));
-            let aliased = alias.root == Root::SelfValue;
+            // A local bound to a `self` place, or the bare name of one bound to another place (`let
+            // who = visit.who; … who`): the read that bound it is the one.
+            let aliased = alias.root == Root::SelfValue || base == path.len();
             return Some(FieldAccess {
                 path,
                 start: range.start,
