@@ -82,6 +82,10 @@ impl Extract<'_, '_> {
                     .map(|(i, f)| (f.ident.as_ref().map_or_else(|| i.to_string(), |n| n.to_string()), type_text(&f.ty)))
                     .collect();
                 let name = s.ident.to_string();
+                if !s.generics.params.is_empty() {
+                    let generics = super::delegation::bounds(&s.generics);
+                    self.out.delegation.struct_generics.push((self.out.types.len(), generics));
+                }
                 self.out.types.push(TypeFact { module: module.to_vec(), name, kind: TypeKind::Struct, fields });
             }
             syn::Item::Enum(en) => {
@@ -132,6 +136,7 @@ impl Extract<'_, '_> {
                     .map(|(n, a)| (n, self.cx.node_range(a)))
                     .collect();
                 self.out.impls.push(ImplFact { module: module.to_vec(), trait_, self_ty, role, attrs });
+                self.out.delegation.impls.extend(super::delegation::impl_trait(i, index));
                 for it in &i.items {
                     if let syn::ImplItem::Fn(f) = it {
                         let range = self.cx.join(f.sig.fn_token.span, f.block.brace_token.span.close());
@@ -143,6 +148,7 @@ impl Extract<'_, '_> {
                 let range = self.cx.join(f.sig.fn_token.span, f.block.brace_token.span.close());
                 self.func(&f.attrs, &f.sig, &f.block, range, module, None);
             }
+            syn::Item::Trait(t) => self.out.delegation.traits.push(super::delegation::trait_fact(self.cx, t, module)),
             _ => {}
         }
         if let Some(gate) = self.retries {
@@ -232,6 +238,12 @@ impl Extract<'_, '_> {
         // The same gate as the roots facts.
         let uri_cuts =
             self.roots.as_ref().and_then(|_| super::uri_cuts::fn_facts(self.cx, sig, body, roots.as_deref()));
+        // Handler overrides only: what they hand their request on to.
+        let trait_ = scope.and_then(|(i, _)| self.out.impls[i].trait_.as_deref());
+        let delegations = match trait_.and_then(|t| handlers::trait_method(t, &sig.ident.to_string())) {
+            Some(_) => super::delegation::fn_facts(self.cx, sig, body),
+            None => Vec::new(),
+        };
         let fact = FnFact {
             module: module.to_vec(),
             name: sig.ident.to_string(),
@@ -259,6 +271,7 @@ impl Extract<'_, '_> {
             param_dirs: if self.roots.is_some() { super::roots::param_dirs(sig, body) } else { (0, 0) },
             retry: self.retries.and_then(|gate| super::retries::fn_facts(self.cx, sig, body, role, gate)),
             uri_cuts,
+            delegations,
         };
         let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new(), locals };
         body_walk.visit_block(body);
@@ -507,15 +520,15 @@ impl<'ast> Body<'_, '_, 'ast> {
     }
 
     /// Records a write of the place `target` roots at; false when it roots at no state place.
-    /// `stored` is the value written whole (`= v`, `set(v)`, `insert(v)`): a struct literal's fields
-    /// are kept (`FieldAccess::literal`), and for a typed map's `insert(v)` (`entry`) the entry of
+    /// `stored` is the value written whole (`= v`, `set(v)`, `insert(v)`; with `true`, a keyed map's
+    /// `insert(k, v)`): a struct literal's fields are kept (`FieldAccess::literal`), and for a typed map's `insert(v)` (`entry`) the entry of
     /// the value's client-data type is the place.
     fn write(
         &mut self,
         target: &'ast Expr,
         value: Origins,
         op: WriteOp,
-        stored: Option<&Expr>,
+        stored: Option<(&Expr, bool)>,
         entry: Option<&str>,
     ) -> bool {
         let mut side = Vec::new();
@@ -524,10 +537,13 @@ impl<'ast> Body<'_, '_, 'ast> {
             access.path.push(state::entry_member(ty));
             access.ends.push(op.end);
         }
-        if let Some(v) = stored
+        if let Some((v, keyed)) = stored
             && !value.is_empty()
         {
             access.literal = self.literal_fields(v);
+            if let Some(lit) = access.literal.as_mut() {
+                lit.entry = keyed;
+            }
         }
         access.write = Some(value);
         access.op = Some(op);
@@ -615,7 +631,7 @@ impl<'ast> Body<'_, '_, 'ast> {
             })
             .collect();
         let ty = lit.path.segments.iter().map(|s| s.ident.to_string()).collect();
-        (!fields.is_empty()).then(|| Box::new(LiteralFields { ty, fields }))
+        (!fields.is_empty()).then(|| Box::new(LiteralFields { ty, fields, entry: false }))
     }
 
     /// `x.get::<T>()` with `T` a client-data type: a read of the entry of `T` in the typed map the
@@ -828,7 +844,7 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
         let value = self.origins(&a.right);
         let op =
             WriteOp { how: "=".to_owned(), switch: state::is_switch(&a.right), end: self.cx.node_range(&*a.left).end };
-        if !self.write(&a.left, value, op, Some(&a.right), None) {
+        if !self.write(&a.left, value, op, Some((&a.right, false)), None) {
             self.visit_expr(&a.left);
         }
         self.visit_expr(&a.right);
@@ -861,15 +877,19 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             let end = self.cx.span_range(m.paren_token.span.close()).end;
             let switch =
                 name == "take" || state::SWITCH_METHODS.contains(&name.as_str()) && m.args.iter().any(state::is_switch);
-            // One value stored whole (`set(v)`, `replace(v)`, a typed map's `insert(v)`).
+            // One value stored whole (`set(v)`, `replace(v)`, a typed map's `insert(v)`, a keyed
+            // map's `insert(k, v)`).
+            let keyed = m.args.len() == 2 && name == "insert";
             let stored = (m.args.len() == 1 && matches!(name.as_str(), "set" | "replace" | "insert" | "get_or_insert"))
-                .then(|| &m.args[0]);
+                .then(|| &m.args[0])
+                .or_else(|| keyed.then(|| &m.args[1]));
             // A typed map's `insert(v)` (one argument): keyed by the value's type, spelled out
             // (`insert::<T>(v)`) or declared for the local it passes.
             let entry = match stored {
-                Some(v) if name == "insert" => turbofish_client_type(m).or_else(|| self.client_type_of(v)),
+                Some(v) if name == "insert" && !keyed => turbofish_client_type(m).or_else(|| self.client_type_of(v)),
                 _ => None,
             };
+            let stored = stored.map(|v| (v, keyed));
             if self.write(&m.receiver, value, WriteOp { how: name, switch, end }, stored, entry) {
                 m.args.iter().for_each(|a| self.visit_expr(a));
                 return;
@@ -993,7 +1013,8 @@ fn self_accessor(e: &Expr) -> Option<&syn::ExprMethodCall> {
     }
 }
 
-/// The MCP method an arm's enum variant pattern stands for (`McpRequest::Initialize(p)`).
+/// The MCP method an arm's enum variant pattern stands for (`McpRequest::Initialize(p)`), or its
+/// path to a method constant (`methods::request::INITIALIZE`).
 fn arm_variant_method(pat: &syn::Pat) -> Option<&'static str> {
     let path = match pat {
         syn::Pat::TupleStruct(t) => &t.path,
@@ -1004,7 +1025,9 @@ fn arm_variant_method(pat: &syn::Pat) -> Option<&'static str> {
     if path.segments.len() < 2 {
         return None;
     }
-    handlers::variant_method(&path.segments.last()?.ident.to_string())
+    // `McpRequest::Initialize(p)`, or a constant of method names (`methods::request::INITIALIZE`).
+    let last = path.segments.last()?.ident.to_string();
+    handlers::variant_method(&last).or_else(|| handlers::const_method(&last))
 }
 
 /// The string literals of an arm's pattern (`"a" | "b"`).

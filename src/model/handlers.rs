@@ -127,9 +127,27 @@ pub fn variant_method(variant: &str) -> Option<&'static str> {
     SERVER_METHODS.iter().find(|(n, _)| *n == name && !n.starts_with("handle_")).map(|(_, m)| *m)
 }
 
+/// The MCP method a constant stands for by its SCREAMING name (`INITIALIZE`, `TOOLS_LIST`,
+/// `RESOURCES_TEMPLATES_LIST`): the wire name with `/` for `_`, when that is one.
+pub fn const_method(name: &str) -> Option<&'static str> {
+    if !name.bytes().all(|b| b.is_ascii_uppercase() || b == b'_') {
+        return None;
+    }
+    let wire = name.to_ascii_lowercase().replace('_', "/");
+    SERVER_METHODS.iter().chain(CLIENT_METHODS).find(|(_, m)| *m == wire).map(|(_, m)| *m)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::variant_method;
+    use super::{const_method, variant_method};
+
+    #[test]
+    fn method_constants_by_their_names() {
+        assert_eq!(const_method("INITIALIZE"), Some("initialize"));
+        assert_eq!(const_method("RESOURCES_TEMPLATES_LIST"), Some("resources/templates/list"));
+        assert_eq!(const_method("Initialize"), None);
+        assert_eq!(const_method("SET_LEVEL"), None);
+    }
 
     #[test]
     fn request_enum_variants_by_handler_names() {

@@ -121,13 +121,23 @@ pub fn find_stores(model: &CrateModel, init: &InitHandlers) -> Vec<Store> {
                     continue;
                 }
                 // `self.data = Some(Arc::new(Data { init: p, .. }))`: the literal's fields that
-                // hold the data are the places, where the model knows the type.
+                // hold the data are the places, where the model knows the type; for a keyed map's
+                // entry (`sessions.insert(id, Session { caps, .. })`), members of the map's place.
                 let fields: Vec<(Place, Range<usize>)> = access
                     .literal
                     .iter()
                     .flat_map(|lit| {
                         lit.fields.iter().filter(|(_, o, _)| tainted(o)).filter_map(|(name, _, range)| {
-                            Some((model.literal_place(id, &lit.ty, name)?, range.clone()))
+                            let place = if lit.entry {
+                                let map = place_of(id, access)?;
+                                Place {
+                                    root: map.root.clone(),
+                                    path: [&map.path[..], std::slice::from_ref(name)].concat(),
+                                }
+                            } else {
+                                model.literal_place(id, &lit.ty, name)?
+                            };
+                            Some((place, range.clone()))
                         })
                     })
                     .collect();
@@ -285,6 +295,33 @@ impl Cx {
         let reads: Vec<Place> = model.state_uses(who, None, &|_| false).uses.into_iter().map(|u| u.place).collect();
         let path = vec!["hello".to_owned(), "client_info".to_owned()];
         assert_eq!(reads, [Place { root: kept, path }], "a client-data type's members stay the field's");
+    }
+
+    #[test]
+    fn a_keyed_entry_literal_behind_a_trait_object_parameter() {
+        // The handshake arm matches a method constant; the store is a `&dyn Sessions` parameter
+        // that no caller binds, read back in another file through `get(id)`.
+        let model = model_of(&[
+            (
+                "src/route.rs",
+                "use crate::keep::Sessions;\n\
+                 fn hello(s: &dyn Sessions, req: &Req) { let p: InitializeRequestParams = parse(req); \
+                   s.insert(sid(req), Seen { caps: p.capabilities.clone(), at: now() }); }\n\
+                 fn route(s: &dyn Sessions, req: Req) { match req.method.as_str() {\n\
+                   methods::INITIALIZE => hello(s, &req),\n  methods::TOOLS_LIST => {}\n  _ => {}\n } }\n",
+            ),
+            (
+                "src/keep.rs",
+                "pub struct Seen { pub caps: Value, pub at: u64 }\n\
+                 pub trait Sessions { fn insert(&self, id: &str, s: Seen); fn get(&self, id: &str) -> Option<Seen>; }\n\
+                 pub fn caps_of(s: &dyn Sessions, id: &str) -> Option<Value> { let seen = s.get(id)?; Some(seen.caps) }\n",
+            ),
+        ]);
+        let sessions = PlaceRoot::Type("keep::Sessions".to_owned());
+        assert_eq!(stores(&model), [(sessions.clone(), vec!["caps".to_owned()])], "`at` is the server's clock");
+        let caps_of = model.fn_by_path(&["keep", "caps_of"]).unwrap();
+        let reads: Vec<Place> = model.state_uses(caps_of, None, &|_| false).uses.into_iter().map(|u| u.place).collect();
+        assert!(reads.contains(&Place { root: sessions, path: vec!["caps".to_owned()] }), "{reads:?}");
     }
 
     #[test]

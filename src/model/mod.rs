@@ -41,9 +41,17 @@
 //!   through `let svc = self.svc.clone()`); and so, to a fixed point, which cuts the root URIs a
 //!   function hands on reach (`uri_cuts::root_uri_cuts`);
 //! - client data kept from `initialize` (`init_stores`): the places `initialize` code stores it in
-//!   (also from the arm of a `match` on a request enum, `FnFact::variant_arms`; the fields of a
-//!   struct literal stored whole, `FieldAccess::literal`; the entry of a typed map, `state`);
+//!   (also from the arm of a `match` on a request enum or on method constants,
+//!   `FnFact::variant_arms`; the fields of a struct literal stored whole, `FieldAccess::literal`, or
+//!   as a keyed map's entry, `sessions.insert(sid, State { caps, .. })`; the entry of a typed map,
+//!   `state`; a trait object parameter of the crate, `sessions: &dyn SessionBackend`, one place
+//!   per trait);
 //!   and where one body's `peer_info()` value goes (`peer_info`, a walk on the parsing worker);
+//! - delegation (`delegation`): the crate's traits with their methods, the generic parameters and
+//!   bounds of structs and impls, each impl's trait path; in handler overrides, the calls on a
+//!   `self` field (or a local bound to one) given some of the override's parameters; and so which
+//!   trait methods, declared and implemented, answer the MCP method of an override that hands its
+//!   request on to them (`delegation::delegated`);
 //! - request ids (`retries`, in crates with a file that has MRTR words): for each client (or
 //!   unknown-role) function that mentions MRTR, its attempts (request constructions with where
 //!   their id comes from, sends, retry loops, branches, writes to locals; a walk on the parsing
@@ -55,7 +63,8 @@
 //!
 //! What it does not know (yet): types of locals and of method receivers other than `self` and its
 //! fields (a call `x.m()` on a local is not an edge; `uri_cuts` alone resolves one on a typed
-//! parameter), trait default methods, closures given to `tokio::spawn` as separate
+//! parameter, `delegation` one on a local bound to a `self` field in a handler override), trait
+//! default methods as functions (`delegation` keeps trait methods' names only), closures given to `tokio::spawn` as separate
 //! code, `Deref` targets, which key of a map an access uses (but the type that keys a typed map's
 //! entry of client data), values returned by helpers other than
 //! the state and a request built from an id parameter, a request id kept in a field or passed
@@ -64,6 +73,7 @@
 //! their own (they are modules named after their path). What it cannot resolve stays unresolved:
 //! a name resolves to an item only through the module tree, never by its name alone.
 
+pub mod delegation;
 pub mod extract;
 pub mod flow;
 pub mod handlers;
@@ -124,6 +134,8 @@ pub struct FileFacts {
     /// default methods, functions in an item macro's body: `retries::loose_fns`): only the attempts
     /// they make themselves.
     pub retry_defaults: Vec<retries::RetryFacts>,
+    /// Traits, generics and trait impls (`delegation`).
+    pub delegation: delegation::FileDelegation,
 }
 
 /// `use target as alias;` (or `use target;`, or `use target::*;` with `glob`), in `module`.
@@ -237,6 +249,9 @@ pub struct FnFact {
     /// Which parameters reach a cut of a `file://` scheme, and which calls they are handed to
     /// (`uri_cuts::fn_facts`), if any; kept where the roots facts are.
     pub uri_cuts: Option<Box<uri_cuts::UriCutFacts>>,
+    /// In a handler override: the calls on a `self` field (or a local bound to one) given some of
+    /// its parameters (`delegation`).
+    pub delegations: Vec<delegation::Delegation>,
 }
 
 #[derive(Debug, Clone)]
@@ -315,7 +330,8 @@ pub struct FieldAccess {
     pub whole: bool,
     /// Inside a logging or assertion macro: does not shape a result.
     pub quiet: bool,
-    /// Reached through a local bound to a `self` place (kept in `places`, not `fields`).
+    /// Reached through a local bound to a `self` place (kept in `places`, not `fields`), or the bare
+    /// name of a local bound to another place.
     pub aliased: bool,
     /// For a write whose value is a struct literal (`Some(Arc::new(Data { init: p, .. }))`): the
     /// fields given data from somewhere, each a place of the literal's type.
@@ -328,6 +344,9 @@ pub struct FieldAccess {
 pub struct LiteralFields {
     pub ty: Vec<String>,
     pub fields: Vec<(String, Origins, Range<usize>)>,
+    /// The value of a keyed map's entry (`sessions.insert(id, Session { caps, .. })`): its fields
+    /// are members of the map's place, where every entry is one place (`state`).
+    pub entry: bool,
 }
 
 impl FieldAccess {

@@ -13,6 +13,8 @@
 //!   `for` that uses it (a connection's read loop in `main`, with the dispatcher `match` inside);
 //! - a state parameter (`state: &mut State`, `Arc<Server>`; not a request) of a function no caller
 //!   binds; where a caller passes its own place (`handle(&mut state)`), the parameter is that place;
+//!   a trait object of a crate trait no caller binds (`sessions: &dyn SessionBackend`) is the
+//!   trait's place (`PlaceRoot::Type` of the trait), one for every parameter of that type;
 //! - a SCREAMING_CASE static or global (`PlaceRoot::Global`).
 //!
 //! `CrateModel::state_uses` gives what a function (or one arm of its dispatcher) reads and writes of
@@ -276,7 +278,9 @@ impl Locals {
             let base = alias.path.len();
             path.splice(0..0, alias.path.iter().cloned());
             ends.splice(0..0, std::iter::repeat_n(range.end, base));
-            let aliased = alias.root == Root::SelfValue;
+            // A local bound to a `self` place, or the bare name of one bound to another place (`let
+            // who = visit.who; … who`): the read that bound it is the one.
+            let aliased = alias.root == Root::SelfValue || base == path.len();
             return Some(FieldAccess {
                 path,
                 start: range.start,
@@ -528,7 +532,12 @@ impl CrateModel {
                 let (name, rest) = path.split_first()?;
                 match binds.get(name) {
                     Some(bound) => Place { root: bound.root.clone(), path: [&bound.path[..], rest].concat() },
-                    None => Place { root: PlaceRoot::Local(id, name.clone()), path: rest.to_vec() },
+                    // `sessions: &dyn SessionBackend`: the crate's trait object, one place for
+                    // every parameter of that type, as every value of a crate type is.
+                    None => match self.trait_object_param(id, name) {
+                        Some(key) => Place { root: PlaceRoot::Type(key), path: rest.to_vec() },
+                        None => Place { root: PlaceRoot::Local(id, name.clone()), path: rest.to_vec() },
+                    },
                 }
             }
             Root::Global => {
@@ -659,6 +668,25 @@ impl CrateModel {
                 && matches!(u.target.first().map(String::as_str), Some("crate" | "self" | "super"))
         });
         imported.then(|| self.resolve_type(module, &[name.to_owned()]))
+    }
+
+    /// The crate trait a parameter of function `id` is a trait object of (`sessions: &dyn
+    /// SessionBackend`, `Arc<dyn Store>`): one the model has, or one the module imports from the
+    /// crate (`use crate::session::SessionBackend`).
+    fn trait_object_param(&self, id: FnId, name: &str) -> Option<TypeKey> {
+        let f = self.func(id);
+        let ty = &f.params.iter().find(|p| p.name.as_deref() == Some(name))?.ty;
+        if !ty.contains("dyn ") {
+            return None;
+        }
+        let t = super::roots::innermost(ty).strip_prefix("dyn ")?;
+        let key = self.resolve_type(&f.module, &[t.to_owned()]);
+        let defined = self
+            .files
+            .iter()
+            .flat_map(|file| &file.delegation.traits)
+            .any(|tr| key == super::key(&tr.module, &tr.name));
+        if defined { Some(key) } else { self.crate_key(&f.module, t) }
     }
 
     /// The crate-wide place of a field of a struct literal written in function `id`

@@ -63,8 +63,9 @@ static META: RuleMeta = RuleMeta {
     mcp_triggers: &["client_info", "client_version", "client_capabilities", "protocol_version()", "\"initialize\""],
     // Server code that may read what another file's `initialize` stored (the crate model holds
     // only the files some word of the rule selects), and an object of the server's own that keeps
-    // the client's declarations (`Session { caps: Option<ClientCapabilities> }`).
-    crate_triggers: &["RoleServer", "tool_router", "ClientCapabilities", "InitializeRequestParam"],
+    // the client's declarations (`Session { caps: Option<ClientCapabilities> }`), and a dispatcher
+    // that matches the method against constants (`methods::request::INITIALIZE => …`).
+    crate_triggers: &["RoleServer", "tool_router", "ClientCapabilities", "InitializeRequestParam", "::INITIALIZE"],
     help: Some(HELP),
     fixable: false,
     doc: include_str!("../../rules/inferred-client-capabilities.md"),
@@ -217,7 +218,8 @@ impl Rule for InferredClientCapabilities {
                     format!(
                         "{} holds client data stored during `{}`{}: this reads the connection's view of \
                          the client instead of the current request's; {STATELESS}",
-                        shown(access, depth.max(1)).unwrap_or_else(|| store.shown(model, id)),
+                        shown(access, depth.max(1), &cx.files[file].file.text)
+                            .unwrap_or_else(|| store.shown(model, id)),
                         store.init_fn,
                         elsewhere.as_deref().unwrap_or("")
                     ),
@@ -231,13 +233,19 @@ impl Rule for InferredClientCapabilities {
     }
 }
 
-/// The stored place as the read spells it (`self.session.proto`), when it is written out there.
-fn shown(access: &FieldAccess, depth: usize) -> Option<String> {
+/// The stored place as the read spells it (`self.session.proto`), when it is written out there; a
+/// local bound to a place (`let Some(state) = sessions.get(id) …; state.caps`) as the text has it.
+fn shown(access: &FieldAccess, depth: usize, text: &str) -> Option<String> {
     let members = access.path.get(..depth)?.iter().map(|m| member_shown(m)).collect::<Vec<_>>().join(".");
     match access.root {
         _ if access.aliased => None,
         Root::SelfValue => Some(format!("`self.{members}`")),
-        Root::Local | Root::Global => Some(format!("`{members}`")),
+        Root::Local => {
+            let written = text.get(access.range(depth))?;
+            let plain = written.len() <= 80 && !written.contains('\n');
+            Some(if plain { format!("`{written}`") } else { format!("`{members}`") })
+        }
+        Root::Global => Some(format!("`{members}`")),
     }
 }
 

@@ -7,6 +7,8 @@
 //! - handler overrides: rmcp `ServerHandler::{initialize, on_initialized, ping, set_level,
 //!   subscribe, unsubscribe, list_tasks, get_task_result}`, `ClientHandler::ping`, rust-mcp-sdk's
 //!   `handle_initialize_request`, `handle_ping_request`, … (`rust_fn`);
+//! - the crate's own trait methods such an override hands its request on to, declarations and impls
+//!   (`rust_crate`, asking `model::delegation`);
 //! - wire strings: the distinctive ones (`"logging/setLevel"`, …) wherever they are a whole string
 //!   literal (`lit_str`); the generic words `"initialize"` and `"ping"` only where they are a
 //!   method: a `match` arm or comparison on a method, an argument of a sending or registering call,
@@ -30,6 +32,7 @@ use syn::{Expr, Member};
 use crate::context::{Impact, Role, Sdk, is_mcp_code};
 use crate::cx::{CrateCx, Cx, Origin};
 use crate::json::{JsonKind, JsonNode, Step};
+use crate::model::delegation::delegated;
 use crate::model::handlers::has_mcp_prefix;
 use crate::model::{CrateModel, HandlerKind};
 use crate::rules::{FnRef, Rule, RuleMeta};
@@ -147,6 +150,7 @@ impl Rule for RemovedMethod {
 
     fn rust_crate(&self, cx: &mut CrateCx, model: &CrateModel) {
         handler_overrides(cx, model);
+        delegated_handlers(cx, model);
         sent_through_helpers(cx, model);
     }
 
@@ -374,6 +378,46 @@ fn handler_overrides(cx: &mut CrateCx, model: &CrateModel) {
             file,
             f.name_range.clone(),
             format!("`{trait_name}::{name}` answers `{method}`; the `{method}` {kind} was removed in MCP 2026-07-28"),
+            "never called by 2026-07-28 peers",
+        )
+        .help(r.help);
+    }
+}
+
+/// A trait method of the crate that a handler override hands its request on to (the provider
+/// behind `ServerHandler::subscribe`): its declaration and every impl answer the same method
+/// (`model::delegation`), unless they only reject it.
+fn delegated_handlers(cx: &mut CrateCx, model: &CrateModel) {
+    for d in delegated(model) {
+        let Some(r) = removed(&d.method) else { continue };
+        let h = model.func(d.handler);
+        if h.rejects {
+            continue;
+        }
+        let hfile = model.file_of(d.handler);
+        if r.needs_evidence
+            && !is_mcp_code(&cx.files[hfile].file.text, cx.files[hfile].crate_ctx, model.files[hfile].role)
+        {
+            continue;
+        }
+        let handler_trait = model.impl_of(d.handler).and_then(|i| i.trait_.as_deref()).unwrap_or_default();
+        let at = cx.place(hfile, h.name_range.start);
+        let (t, m, method) = (&d.trait_name, &d.trait_method, &d.method);
+        let whose = match d.impl_self.as_deref() {
+            Some(ty) if d.blanket => format!(" of the blanket impl for `{ty}`"),
+            Some(ty) => format!(" of `{ty}`"),
+            None => String::new(),
+        };
+        let kind = if method.starts_with("notifications/") { "notification" } else { "method" };
+        cx.report(
+            &META,
+            d.file,
+            d.range.clone(),
+            format!(
+                "`{t}::{m}`{whose} answers `{method}` for `{handler_trait}::{}` ({at}), which hands the request on; \
+                 the `{method}` {kind} was removed in MCP 2026-07-28",
+                h.name
+            ),
             "never called by 2026-07-28 peers",
         )
         .help(r.help);
