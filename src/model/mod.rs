@@ -73,6 +73,7 @@ pub mod request_state;
 pub mod requests;
 pub mod retries;
 pub mod roots;
+pub mod senders;
 pub mod state;
 pub mod uri_cuts;
 
@@ -124,6 +125,8 @@ pub struct FileFacts {
     /// default methods, functions in an item macro's body: `retries::loose_fns`): only the attempts
     /// they make themselves.
     pub retry_defaults: Vec<retries::RetryFacts>,
+    /// Traits, type aliases and the MCP method strings of trait impls' consts (`senders`).
+    pub traits: senders::TraitFacts,
 }
 
 /// `use target as alias;` (or `use target;`, or `use target::*;` with `glob`), in `module`.
@@ -172,6 +175,8 @@ pub struct ImplFact {
     pub module: Vec<String>,
     /// The trait's last segment (`ServerHandler`).
     pub trait_: Option<String>,
+    /// The trait's path as written (`rmcp::ServerHandler`), empty for an inherent impl.
+    pub trait_path: Vec<String>,
     /// The self type's path as written (`Indexer`, `crate::srv::Indexer`).
     pub self_ty: Vec<String>,
     /// Server code by its attributes (`#[tool_router]`, `#[tool_handler]`, …) or trait.
@@ -237,6 +242,9 @@ pub struct FnFact {
     /// Which parameters reach a cut of a `file://` scheme, and which calls they are handed to
     /// (`uri_cuts::fn_facts`), if any; kept where the roots facts are.
     pub uri_cuts: Option<Box<uri_cuts::UriCutFacts>>,
+    /// The requests it sends by their method (`senders`): only in files with the words of a
+    /// server-sent request, and where it is generic, its trait consts made a request's method.
+    pub sends: Option<Box<senders::SendFacts>>,
 }
 
 #[derive(Debug, Clone)]
@@ -393,6 +401,8 @@ pub struct CrateModel {
     /// `retries`' id and sent parameters of every function, computed on first use.
     retry_bits: OnceLock<Vec<(u32, u32)>>,
     roots: OnceLock<roots::RootsFlow>,
+    /// `senders`' traits and what each function sends, computed on first use.
+    senders: OnceLock<senders::Senders>,
 }
 
 fn key(module: &[String], name: &str) -> String {

@@ -229,9 +229,11 @@ impl Rule for ServerInitiatedRequest {
     }
 
     /// A method literal handed to the crate's own function that sends it as a request
-    /// (`self.dispatch("sampling/createMessage", p)`); calls named like a sending verb were
-    /// reported by `check_send_args` already.
+    /// (`self.dispatch("sampling/createMessage", p)`; calls named like a sending verb were
+    /// reported by `check_send_args` already), and a call of the crate's own function that sends
+    /// one (`requester.sample(p)`, `self.elicit_form(p)`: `model::senders`).
     fn rust_crate(&self, cx: &mut CrateCx, model: &CrateModel) {
+        sender_calls(cx, model);
         for sent in model.sent_method_literals() {
             let role = model.role(sent.caller);
             // A test's `ping` goes to the server under test (`removed-method`'s).
@@ -311,6 +313,47 @@ impl Rule for ServerInitiatedRequest {
                 }
                 _ => {}
             }
+        }
+    }
+}
+
+/// Calls of the crate's functions that send one of the requests, itself or through the functions
+/// it calls, from code that is not a client's (a test's `ping` goes to the server under test).
+fn sender_calls(cx: &mut CrateCx, model: &CrateModel) {
+    for call in model.sender_calls() {
+        let caller = model.func(call.caller);
+        let server_ping = model.role(call.caller) == Role::Server && !caller.test;
+        let methods: Vec<&str> =
+            call.methods.iter().copied().filter(|m| METHODS.contains(m) && (*m != PING || server_ping)).collect();
+        if methods.is_empty() {
+            continue;
+        }
+        let callee = model.func(call.callee);
+        let file = model.file_of(call.caller);
+        let callee_file = cx.files[model.file_of(call.callee)].file;
+        let line = callee_file.lines.line_col(&callee_file.text, callee.name_range.start).line;
+        let owner = model.owner(call.callee).and_then(|o| o.rsplit("::").next());
+        let name = owner.map_or_else(|| callee.name.clone(), |o| format!("{o}::{}", callee.name));
+        let at = format!("{}:{line}", callee_file.display);
+        let called = match call.trait_ {
+            Some(t) => format!("`{}` on a `dyn {t}`, whose impl `{name}` ({at})", callee.name),
+            None => format!("`{name}` ({at}), which"),
+        };
+        let shown = methods.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(" and ");
+        let rmcp = cx.files[file].crate_ctx.uses(Sdk::Rmcp);
+        let d = cx.report(
+            &META,
+            file,
+            caller.calls[call.call].range.clone(),
+            format!(
+                "this calls {called} sends {shown} to the client as a request; server-initiated requests were removed in MCP 2026-07-28"
+            ),
+            format!("sends {shown} to the client"),
+        );
+        if methods == [PING] {
+            d.help(PING_HELP);
+        } else if !rmcp {
+            d.help(WIRE_HELP);
         }
     }
 }

@@ -1,0 +1,612 @@
+//! Which functions send which MCP requests, through the crate's call graph, and which trait consts
+//! are a request's method.
+//!
+//! A function sends a method when its body does (a `ServerRequest::<Variant>` value, a struct
+//! literal or `json!` object with a literal `method` and an `id`, a sending call with the method
+//! string: `SendFacts::methods`), when it hands the method literal to a crate function that makes
+//! its parameter a request's method (`requests`), or when it calls a crate function that sends it.
+//! Calls resolve as the model's calls do, and a method called on a `self` field (or a local bound
+//! to one) whose declared type is a trait object of the crate's trait (`Arc<dyn Requester>`, also
+//! through a `type` alias) resolves to that method of the crate's impls of the trait (from
+//! non-test code, only the impls outside tests). A function whose code only builds an MRTR input
+//! request sends nothing: such a request has no `id` and no sending call.
+//!
+//! A generic function (`fn execute<C: Command>`) that makes `C::NAME` a request's method, itself
+//! or through a crate function's method parameter, makes every value of `NAME` in the crate's
+//! impls of the trait a method the crate sends (`trait_const_methods`).
+//!
+//! Facts are kept only in files with the words of a server-sent request (`SEND_WORDS`), and for
+//! trait consts only in functions with generic parameters bound by a trait; the traits, `dyn`
+//! type aliases and MCP method strings of trait impls' consts are kept in every file.
+
+use std::ops::Range;
+
+use foldhash::{HashMap, HashSet};
+use syn::Expr;
+
+use super::{Callee, CrateModel, FileId, FnId, key};
+use crate::cx::Cx;
+use crate::rust::requests::{SERVER_REQUEST_VARIANTS, is_send_verb};
+
+/// Words of a file whose functions may send a request to the client: the wire strings of the
+/// requests a server sent and the SDK enum that carries them.
+const SEND_WORDS: &[&str] =
+    &["sampling/createMessage", "elicitation/create", "roots/list", "\"ping\"", "ServerRequest"];
+
+/// Whether a file's functions' sends are kept.
+pub fn file_gate(cx: &Cx) -> bool {
+    SEND_WORDS.iter().any(|w| cx.file.text.contains(w))
+}
+
+/// Item facts of one file.
+#[derive(Debug, Clone, Default)]
+pub struct TraitFacts {
+    /// Traits defined in the file: (module, name).
+    pub traits: Vec<(Vec<String>, String)>,
+    /// `type Name = …;` whose type names a trait object: (module, name, the type as written).
+    pub aliases: Vec<(Vec<String>, String, String)>,
+    /// Consts of trait impls whose value is an MCP method string.
+    pub consts: Vec<ImplConst>,
+}
+
+/// `impl Trait for T { const NAME: &str = "initialize"; }`.
+#[derive(Debug, Clone)]
+pub struct ImplConst {
+    /// The impl, an index into the file's `impls`.
+    pub impl_: usize,
+    pub name: String,
+    pub value: String,
+    /// The literal.
+    pub range: Range<usize>,
+}
+
+/// What one function sends.
+#[derive(Debug, Clone, Default)]
+pub struct SendFacts {
+    /// MCP methods its body sends as requests, with the range of the literal or request value.
+    pub methods: Vec<(String, Range<usize>)>,
+    /// `C::NAME` of a parameter `C: Trait` made a request's method.
+    pub trait_consts: Vec<TraitConstUse>,
+}
+
+#[derive(Debug, Clone)]
+pub struct TraitConstUse {
+    /// The bound as written (`McpCommand`, `crate::cmd::Command`).
+    pub trait_: Vec<String>,
+    pub name: String,
+    /// `None`: put into a request by the body; else handed as argument `.1` of call `.0` (an index
+    /// into `calls`).
+    pub call: Option<(usize, usize)>,
+}
+
+/// The walk's state for one function body.
+#[derive(Default)]
+pub struct BodySends {
+    /// The file has `SEND_WORDS`.
+    gate: bool,
+    /// Generic parameters with their trait bound (`C: McpCommand` → `("C", ["McpCommand"])`).
+    bounds: Vec<(String, Vec<String>)>,
+    /// Locals bound to a `self` field (`let r = self.requester.as_ref()?`): the field path.
+    field_locals: HashMap<String, Vec<String>>,
+    facts: SendFacts,
+}
+
+impl BodySends {
+    pub fn new(gate: bool, generics: &syn::Generics) -> BodySends {
+        let mut bounds = Vec::new();
+        let path_of = |b: &syn::TypeParamBound| match b {
+            syn::TypeParamBound::Trait(t) => Some(t.path.segments.iter().map(|s| s.ident.to_string()).collect()),
+            _ => None,
+        };
+        for p in &generics.params {
+            if let syn::GenericParam::Type(t) = p {
+                bounds.extend(t.bounds.iter().filter_map(path_of).map(|b| (t.ident.to_string(), b)));
+            }
+        }
+        for w in generics.where_clause.iter().flat_map(|w| &w.predicates) {
+            if let syn::WherePredicate::Type(t) = w
+                && let syn::Type::Path(ty) = &t.bounded_ty
+                && let Some(name) = ty.path.get_ident()
+            {
+                bounds.extend(t.bounds.iter().filter_map(path_of).map(|b| (name.to_string(), b)));
+            }
+        }
+        BodySends { gate, bounds, ..Default::default() }
+    }
+
+    /// Whether the file has the words of a server-sent request.
+    pub fn gated(&self) -> bool {
+        self.gate
+    }
+
+    /// The facts, if any.
+    pub fn finish(self) -> Option<Box<SendFacts>> {
+        let f = self.facts;
+        (!f.methods.is_empty() || !f.trait_consts.is_empty()).then(|| Box::new(f))
+    }
+
+    /// `let name = <init>`: a local bound to a `self` field through unwrapping accessors.
+    pub fn bind(&mut self, pat: &syn::Pat, init: &Expr) {
+        let Some(name) = super::state::bound_name(pat) else { return };
+        match unwrapped_self_path(init) {
+            Some(path) => self.field_locals.insert(name, path),
+            None => self.field_locals.remove(&name),
+        };
+    }
+
+    /// A new binding of `name`: no longer a `self` field's.
+    pub fn forget(&mut self, name: &str) {
+        if !self.field_locals.is_empty() {
+            self.field_locals.remove(name);
+        }
+    }
+
+    /// The field path a method call's receiver is bound to, if it is such a local.
+    pub fn field_local(&self, receiver: &Expr) -> Option<Vec<String>> {
+        let Expr::Path(p) = receiver else { return None };
+        self.field_locals.get(&p.path.get_ident()?.to_string()).cloned()
+    }
+
+    /// A call (`index` in `calls`, or `None` for one the model keeps no call of, on a receiver of
+    /// unknown type) named `name` (the last segment of its path, or the method), with its arguments.
+    pub fn call(&mut self, cx: &Cx, index: Option<usize>, name: &str, args: &[&Expr]) {
+        if self.gate && is_send_verb(name) {
+            for (_, value, range) in super::requests::method_args(cx, args) {
+                self.facts.methods.push((value, range));
+            }
+        }
+        if self.bounds.is_empty() {
+            return;
+        }
+        // A call the model does not resolve counts only by a distinctive sending name.
+        let direct = index.is_none() && super::requests::sends_its_method_argument(name);
+        for (i, a) in args.iter().enumerate() {
+            if let Some((trait_, const_)) = self.trait_const(a)
+                && (index.is_some() || direct)
+            {
+                self.facts.trait_consts.push(TraitConstUse { trait_, name: const_, call: index.map(|c| (c, i)) });
+            }
+        }
+    }
+
+    /// A request value written as a path (`ServerRequest::Ping`, the callee of
+    /// `ServerRequest::CreateMessage(p)`).
+    pub fn request_value(&mut self, path: &[String], range: Range<usize>) {
+        if self.gate
+            && let Some(method) = server_request_variant(path)
+        {
+            self.facts.methods.push((method.to_owned(), range));
+        }
+    }
+
+    /// The `method` of a request the body builds (a struct literal's, with an `id`).
+    pub fn request_method(&mut self, cx: &Cx, method: &Expr) {
+        if self.gate
+            && let Some((value, range)) = crate::rust::syntax::str_value(cx, method)
+            && super::handlers::is_mcp_method(&value)
+        {
+            self.facts.methods.push((value, range));
+        }
+        if let Some((trait_, name)) = self.trait_const(method) {
+            self.facts.trait_consts.push(TraitConstUse { trait_, name, call: None });
+        }
+    }
+
+    /// The string literals a `json!` body makes the `"method"` of an object with an `"id"`.
+    pub fn json(&mut self, cx: &Cx, tokens: &proc_macro2::TokenStream) {
+        if !self.gate {
+            return;
+        }
+        for (value, span) in super::requests::json_request_method_literals(tokens) {
+            if super::handlers::is_mcp_method(&value) {
+                self.facts.methods.push((value, cx.span_range(span)));
+            }
+        }
+    }
+
+    /// `C::NAME` (through `.to_string()`, `&`, `.into()`) where `C` is a bound parameter.
+    fn trait_const(&self, e: &Expr) -> Option<(Vec<String>, String)> {
+        match e {
+            Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 2 => {
+                let param = p.path.segments[0].ident.to_string();
+                let name = p.path.segments[1].ident.to_string();
+                let (_, bound) = self.bounds.iter().find(|(b, _)| *b == param)?;
+                Some((bound.clone(), name))
+            }
+            Expr::Reference(r) => self.trait_const(&r.expr),
+            Expr::Paren(p) => self.trait_const(&p.expr),
+            Expr::MethodCall(m)
+                if m.args.is_empty()
+                    && matches!(m.method.to_string().as_str(), "to_string" | "into" | "to_owned" | "as_str") =>
+            {
+                self.trait_const(&m.receiver)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The method a `ServerRequest::<Variant>` path stands for.
+fn server_request_variant(path: &[String]) -> Option<&'static str> {
+    let [.., enum_, variant] = path else { return None };
+    if enum_ != "ServerRequest" {
+        return None;
+    }
+    SERVER_REQUEST_VARIANTS.iter().find(|(v, _)| v == variant).map(|(_, m)| *m)
+}
+
+/// The `self` field path of `self.a.b` under `as_ref()`, `clone()`, `ok_or(..)`, `?`, `.await`, `&`.
+fn unwrapped_self_path(e: &Expr) -> Option<Vec<String>> {
+    const UNWRAPS: &[&str] =
+        &["as_ref", "as_deref", "clone", "ok_or", "ok_or_else", "unwrap", "expect", "context", "with_context"];
+    match e {
+        Expr::MethodCall(m) if UNWRAPS.iter().any(|u| m.method == u) => unwrapped_self_path(&m.receiver),
+        Expr::Try(t) => unwrapped_self_path(&t.expr),
+        Expr::Await(a) => unwrapped_self_path(&a.base),
+        Expr::Reference(r) => unwrapped_self_path(&r.expr),
+        Expr::Paren(p) => unwrapped_self_path(&p.expr),
+        Expr::Field(_) => super::flow::self_path(e),
+        _ => None,
+    }
+}
+
+/// A call of a crate function that sends requests: the call (an index into the caller's `calls`)
+/// and the methods its callee sends.
+#[derive(Debug, Clone)]
+pub struct SenderCall<'m> {
+    pub caller: FnId,
+    pub call: usize,
+    pub callee: FnId,
+    pub methods: Vec<&'m str>,
+    /// For a call on a trait object: the trait whose impl the callee is.
+    pub trait_: Option<&'m str>,
+}
+
+/// A trait const's value that a generic function makes a request's method.
+#[derive(Debug, Clone)]
+pub struct ConstMethod<'m> {
+    /// The generic function.
+    pub sender: FnId,
+    pub file: FileId,
+    pub value: &'m str,
+    pub range: Range<usize>,
+    pub trait_: &'m str,
+    pub name: &'m str,
+}
+
+/// The crate's traits and what each function sends (`CrateModel::senders`).
+#[derive(Debug, Default)]
+pub struct Senders {
+    traits: HashSet<String>,
+    /// Alias key → (its module, the type as written).
+    aliases: HashMap<String, (Vec<String>, String)>,
+    /// Trait key → its impls (file, index in `impls`).
+    impls: HashMap<String, Vec<(FileId, usize)>>,
+    /// Calls that resolve to the impls of a trait object's trait: per function, (call, callee).
+    dyn_callees: Vec<Vec<(usize, FnId)>>,
+    /// The methods sent, interned.
+    methods: Vec<String>,
+    /// Per function, the methods (bits into `methods`) it sends.
+    bits: Vec<u64>,
+}
+
+impl Senders {
+    fn new(model: &CrateModel) -> Senders {
+        let mut s = Senders::default();
+        for f in &model.files {
+            for (module, name) in &f.traits.traits {
+                s.traits.insert(key(module, name));
+            }
+            for (module, name, ty) in &f.traits.aliases {
+                s.aliases.insert(key(module, name), (module.clone(), ty.clone()));
+            }
+        }
+        for (file, f) in model.files.iter().enumerate() {
+            for (i, imp) in f.impls.iter().enumerate() {
+                if !imp.trait_path.is_empty()
+                    && let Some(t) = s.resolve_trait(model, &imp.module, &imp.trait_path)
+                {
+                    s.impls.entry(t).or_default().push((file, i));
+                }
+            }
+        }
+        s.dyn_callees = model.fn_ids().map(|id| s.find_dyn_callees(model, id)).collect();
+        s.propagate(model);
+        s
+    }
+
+    /// The crate trait a path names in `module`.
+    fn resolve_trait(&self, model: &CrateModel, module: &[String], path: &[String]) -> Option<String> {
+        let (name, prefix) = path.split_last()?;
+        let module = if prefix.is_empty() { module.to_vec() } else { model.resolve_module(module, prefix, 0)? };
+        self.follow(model, &module, name, 0, &|k| self.traits.contains(k))
+    }
+
+    /// `name` as seen from `module`, where `known` says which keys exist: defined there, imported
+    /// by name, or through a glob.
+    fn follow(
+        &self,
+        model: &CrateModel,
+        module: &[String],
+        name: &str,
+        depth: usize,
+        known: &dyn Fn(&str) -> bool,
+    ) -> Option<String> {
+        let here = key(module, name);
+        if known(&here) {
+            return Some(here);
+        }
+        if depth > 4 {
+            return None;
+        }
+        let uses = model.uses.get(module)?;
+        for u in uses.iter().filter(|u| !u.glob && u.alias == name) {
+            let (last, prefix) = u.target.split_last()?;
+            if let Some(m) = model.resolve_module(module, prefix, depth + 1)
+                && let Some(found) = self.follow(model, &m, last, depth + 1, known)
+            {
+                return Some(found);
+            }
+        }
+        for u in uses.iter().filter(|u| u.glob) {
+            if let Some(m) = model.resolve_module(module, &u.target, depth + 1)
+                && let Some(found) = self.follow(model, &m, name, depth + 1, known)
+            {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    /// The crate trait a type as written in `module` is an object of (`Arc<dyn T>`,
+    /// `Option<Box<dyn T>>`, a `type` alias of one).
+    fn dyn_trait(&self, model: &CrateModel, module: &[String], written: &str, depth: usize) -> Option<String> {
+        if let Some(at) = written.find("dyn ") {
+            let name: String = written[at + 4..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            return self.resolve_trait(model, module, &[name]);
+        }
+        if depth > 2 || self.aliases.is_empty() {
+            return None;
+        }
+        let name = super::roots::innermost(written).trim_start_matches('&');
+        let alias = self.follow(model, module, name, 0, &|k| self.aliases.contains_key(k))?;
+        let (alias_module, ty) = &self.aliases[&alias];
+        self.dyn_trait(model, alias_module, ty, depth + 1)
+    }
+
+    fn find_dyn_callees(&self, model: &CrateModel, id: FnId) -> Vec<(usize, FnId)> {
+        let mut out = Vec::new();
+        let Some(owner) = model.owner(id) else { return out };
+        let test = model.func(id).test;
+        for (i, call) in model.func(id).calls.iter().enumerate() {
+            let Callee::FieldMethod(path, name) = &call.callee else { continue };
+            let Some((last, parents)) = path.split_last() else { continue };
+            let Some(holder) = model.field_type(owner, parents) else { continue };
+            let Some(fact) = model.type_fact(&holder) else { continue };
+            let Some((_, written)) = fact.fields.iter().find(|(f, _)| f == last) else { continue };
+            let Some(t) = self.dyn_trait(model, &fact.module, written, 0) else { continue };
+            for &(file, imp) in self.impls.get(&t).map_or(&[][..], Vec::as_slice) {
+                for callee in model.fn_ids() {
+                    let (f, index) = model.fn_loc[callee.0 as usize];
+                    let c = &model.files[f].fns[index];
+                    if f == file && c.impl_ == Some(imp) && c.name == *name && (test || !c.test) {
+                        out.push((i, callee));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn method_bit(&mut self, method: &str) -> u64 {
+        let i = match self.methods.iter().position(|m| m == method) {
+            Some(i) => i,
+            None => {
+                self.methods.push(method.to_owned());
+                self.methods.len() - 1
+            }
+        };
+        if i < 64 { 1 << i } else { 0 }
+    }
+
+    /// Seeds (what bodies send and the method literals handed to request helpers), then through the
+    /// calls until nothing changes. Client code and test code send nothing of their own; client
+    /// code does not pass on what its callees send.
+    fn propagate(&mut self, model: &CrateModel) {
+        use crate::context::Role;
+        let mut bits = vec![0u64; model.fn_loc.len()];
+        let seeds_in = |id: FnId| model.role(id) != Role::Client && !model.func(id).test;
+        for id in model.fn_ids() {
+            if !seeds_in(id) {
+                continue;
+            }
+            let f = model.func(id);
+            for (method, _) in f.sends.iter().flat_map(|s| &s.methods) {
+                // A `ping` is sent to the client only by server code.
+                if method != "ping" || model.role(id) == Role::Server {
+                    bits[id.0 as usize] |= self.method_bit(method);
+                }
+            }
+        }
+        for sent in model.sent_method_literals() {
+            let id = sent.caller;
+            if seeds_in(id) && (sent.method != "ping" || model.role(id) == Role::Server) {
+                bits[id.0 as usize] |= self.method_bit(sent.method);
+            }
+        }
+        if bits.iter().any(|b| *b != 0) {
+            let passing: Vec<FnId> = model
+                .fn_ids()
+                .filter(|&id| {
+                    model.role(id) != Role::Client
+                        && (!model.callees_of(id).is_empty() || !self.dyn_callees[id.0 as usize].is_empty())
+                })
+                .collect();
+            super::requests::settle(&mut bits, &passing, |id, bits| {
+                let mut gained = bits[id.0 as usize];
+                for &(_, callee) in model.callees_of(id).iter().chain(&self.dyn_callees[id.0 as usize]) {
+                    gained |= bits[callee.0 as usize];
+                }
+                gained
+            });
+        }
+        self.bits = bits;
+    }
+
+    fn methods_of(&self, bits: u64) -> Vec<&str> {
+        (0..self.methods.len().min(64)).filter(|i| bits & (1 << i) != 0).map(|i| self.methods[i].as_str()).collect()
+    }
+}
+
+impl CrateModel {
+    fn senders(&self) -> &Senders {
+        self.senders.get_or_init(|| Senders::new(self))
+    }
+
+    /// The MCP methods a function sends as requests, itself or through the functions it calls.
+    pub fn sent_methods(&self, id: FnId) -> Vec<&str> {
+        let s = self.senders();
+        s.methods_of(s.bits[id.0 as usize])
+    }
+
+    /// Calls of functions that send requests (`sent_methods`), in code that is not a client's.
+    pub fn sender_calls(&self) -> Vec<SenderCall<'_>> {
+        let s = self.senders();
+        if s.bits.iter().all(|b| *b == 0) {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for caller in self.fn_ids() {
+            if self.role(caller) == crate::context::Role::Client {
+                continue;
+            }
+            let resolved = self.callees_of(caller).iter().map(|&c| (c, false));
+            let dyn_ = s.dyn_callees[caller.0 as usize].iter().map(|&c| (c, true));
+            for ((call, callee), on_object) in resolved.chain(dyn_) {
+                let bits = s.bits[callee.0 as usize];
+                if bits != 0 && callee != caller {
+                    let trait_ = if on_object { self.impl_of(callee).and_then(|i| i.trait_.as_deref()) } else { None };
+                    out.push(SenderCall { caller, call, callee, methods: s.methods_of(bits), trait_ });
+                }
+            }
+        }
+        out
+    }
+
+    /// Every value of a trait const that a generic function makes a request's method, in the
+    /// crate's impls of the trait.
+    pub fn trait_const_methods(&self) -> Vec<ConstMethod<'_>> {
+        let mut out = Vec::new();
+        let users: Vec<FnId> = self
+            .fn_ids()
+            .filter(|&id| self.func(id).sends.as_ref().is_some_and(|s| !s.trait_consts.is_empty()))
+            .collect();
+        if users.is_empty() {
+            return out;
+        }
+        let s = self.senders();
+        for id in users {
+            let f = self.func(id);
+            for u in f.sends.iter().flat_map(|s| &s.trait_consts) {
+                let is_method = match u.call {
+                    None => true,
+                    Some((call, arg)) => self.callees_of(id).iter().filter(|(i, _)| *i == call).any(|&(_, callee)| {
+                        let offset = self.receiver_offset(&f.calls[call].callee, callee);
+                        arg.checked_sub(offset)
+                            .is_some_and(|p| p < 32 && self.request_method_params(callee) & (1 << p) != 0)
+                    }),
+                };
+                if !is_method {
+                    continue;
+                }
+                let Some(t) = s.resolve_trait(self, &f.module, &u.trait_) else { continue };
+                for &(file, imp) in s.impls.get(&t).map_or(&[][..], Vec::as_slice) {
+                    for c in self.files[file].traits.consts.iter().filter(|c| c.impl_ == imp && c.name == u.name) {
+                        let trait_ = self.files[file].impls[imp].trait_.as_deref().unwrap_or_default();
+                        out.push(ConstMethod {
+                            sender: id,
+                            file,
+                            value: &c.value,
+                            range: c.range.clone(),
+                            trait_,
+                            name: &c.name,
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::tests::model_of;
+
+    #[test]
+    fn sends_through_wrappers_and_trait_objects() {
+        let model = model_of(&[
+            (
+                "src/out.rs",
+                "pub trait Ask { fn model(&self, p: Value) -> Value; }
+pub type AskRef = Arc<dyn Ask>;
+pub struct Chan;
+impl Chan { fn post(&self, method: &str, p: Value) { self.tx.send(Msg { id: 1, method: method.to_string(), p }); } }
+impl Ask for Chan { fn model(&self, p: Value) -> Value { self.post(\"sampling/createMessage\", p) } }
+",
+            ),
+            (
+                "src/ctx.rs",
+                "use crate::out::AskRef;
+pub struct Ctx { ask: Option<AskRef>, other: Option<Arc<dyn Write>> }
+impl Ctx {
+    pub fn sample(&self, p: Value) { let a = self.ask.as_ref().unwrap(); a.model(p); }
+    pub fn twice(&self) { self.sample(v); self.sample(v); }
+    pub fn flush(&self) { if let Some(w) = &self.other { w.model(v); } }
+    pub fn mrtr(&self) -> Value { json!({\"resultType\": \"input_required\", \"inputRequests\": {\"a\": {\"method\": \"sampling/createMessage\"}}}) }
+}
+",
+            ),
+        ]);
+        let f = |path: &[&str]| model.fn_by_path(path).unwrap();
+        assert_eq!(model.sent_methods(f(&["out", "Chan", "model"])), ["sampling/createMessage"]);
+        assert!(model.sent_methods(f(&["out", "Chan", "post"])).is_empty(), "the method is its parameter");
+        assert_eq!(model.sent_methods(f(&["ctx", "Ctx", "twice"])), ["sampling/createMessage"]);
+        assert!(model.sent_methods(f(&["ctx", "Ctx", "flush"])).is_empty(), "another crate's trait");
+        assert!(model.sent_methods(f(&["ctx", "Ctx", "mrtr"])).is_empty(), "an MRTR input request is not sent");
+        let calls: Vec<(&str, &str, Option<&str>)> = model
+            .sender_calls()
+            .iter()
+            .map(|c| (model.func(c.caller).name.as_str(), model.func(c.callee).name.as_str(), c.trait_))
+            .collect();
+        assert_eq!(calls, [("sample", "model", Some("Ask")), ("twice", "sample", None), ("twice", "sample", None)]);
+    }
+
+    #[test]
+    fn trait_consts_made_request_methods() {
+        let model = model_of(&[
+            (
+                "src/cmd.rs",
+                "pub trait Cmd { const NAME: &'static str; }
+pub struct Init;
+impl Cmd for Init { const NAME: &'static str = \"initialize\"; }
+pub trait Label { const NAME: &'static str; }
+impl Label for Init { const NAME: &'static str = \"ping\"; }
+",
+            ),
+            (
+                "src/client.rs",
+                "use crate::cmd::{Cmd, Label};
+pub struct Client;
+impl Client {
+    fn send(&self, method: &str) { write(json!({\"id\": 1, \"method\": method})); }
+    pub fn run<C: Cmd>(&self) { self.send(C::NAME); }
+    pub fn show<L>(&self) where L: Label { println!(\"{}\", L::NAME); }
+}
+",
+            ),
+        ]);
+        let found: Vec<(&str, &str)> = model.trait_const_methods().iter().map(|c| (c.trait_, c.value)).collect();
+        assert_eq!(found, [("Cmd", "initialize")]);
+    }
+}
