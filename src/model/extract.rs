@@ -114,7 +114,24 @@ impl Extract<'_, '_> {
                 }
             }
             syn::Item::Use(u) => use_tree(&u.tree, module, &mut Vec::new(), &mut self.out.uses),
-            syn::Item::Trait(t) => self.out.traits.traits.push((module.to_vec(), t.ident.to_string())),
+            syn::Item::Trait(t) => {
+                let index = self.out.traits.traits.len();
+                self.out.traits.traits.push((module.to_vec(), t.ident.to_string()));
+                // Default methods, where a request may be sent (`senders`), apart from the model's
+                // functions.
+                let gate = self.sends;
+                for it in t.items.iter().filter(|_| gate) {
+                    if let syn::TraitItem::Fn(f) = it
+                        && let Some(body) = &f.default
+                    {
+                        let at = self.out.fns.len();
+                        let range = self.cx.join(f.sig.fn_token.span, body.brace_token.span.close());
+                        self.func(&f.attrs, &f.sig, body, range, module, None);
+                        let fact = self.out.fns.remove(at);
+                        self.out.traits.defaults.push((index, fact));
+                    }
+                }
+            }
             syn::Item::Type(t) => {
                 let ty = type_text(&t.ty);
                 if ty.contains("dyn ") {

@@ -25,6 +25,7 @@ use foldhash::{HashMap, HashSet};
 use syn::Expr;
 
 use super::{Callee, CrateModel, FileId, FnId, key};
+use crate::context::Role;
 use crate::cx::Cx;
 use crate::rust::requests::{SERVER_REQUEST_VARIANTS, is_send_verb};
 
@@ -47,6 +48,9 @@ pub struct TraitFacts {
     pub aliases: Vec<(Vec<String>, String, String)>,
     /// Consts of trait impls whose value is an MCP method string.
     pub consts: Vec<ImplConst>,
+    /// In files with `SEND_WORDS`, the default methods of traits (an index into `traits`), which
+    /// are no function of the model: only their sends and calls are read.
+    pub defaults: Vec<(usize, super::FnFact)>,
 }
 
 /// `impl Trait for T { const NAME: &str = "initialize"; }`.
@@ -250,15 +254,21 @@ fn unwrapped_self_path(e: &Expr) -> Option<Vec<String>> {
     }
 }
 
-/// A call of a crate function that sends requests: the call (an index into the caller's `calls`)
-/// and the methods its callee sends.
+/// A call of a crate function that sends requests, and the methods its callee sends.
 #[derive(Debug, Clone)]
 pub struct SenderCall<'m> {
-    pub caller: FnId,
-    pub call: usize,
+    /// The calling function, or `None` for a trait's default method (no function of the model).
+    pub caller: Option<FnId>,
+    pub caller_name: &'m str,
+    pub file: FileId,
+    /// The call.
+    pub range: Range<usize>,
+    pub role: Role,
+    pub test: bool,
     pub callee: FnId,
     pub methods: Vec<&'m str>,
-    /// For a call on a trait object: the trait whose impl the callee is.
+    /// For a call on a trait object (or on `self` in a trait's default method): the trait whose
+    /// impl the callee is.
     pub trait_: Option<&'m str>,
 }
 
@@ -284,6 +294,9 @@ pub struct Senders {
     impls: HashMap<String, Vec<(FileId, usize)>>,
     /// Calls that resolve to the impls of a trait object's trait: per function, (call, callee).
     dyn_callees: Vec<Vec<(usize, FnId)>>,
+    /// The resolved calls of trait default methods: (file, index in its `defaults`, call, callee,
+    /// whether through the trait's impls).
+    default_calls: Vec<(FileId, usize, usize, FnId, bool)>,
     /// The methods sent, interned.
     methods: Vec<String>,
     /// Per function, the methods (bits into `methods`) it sends.
@@ -311,6 +324,7 @@ impl Senders {
             }
         }
         s.dyn_callees = model.fn_ids().map(|id| s.find_dyn_callees(model, id)).collect();
+        s.default_calls = s.find_default_calls(model);
         s.propagate(model);
         s
     }
@@ -374,6 +388,41 @@ impl Senders {
         self.dyn_trait(model, alias_module, ty, depth + 1)
     }
 
+    /// The calls trait default methods make: `self.m(..)` resolves to `m` of the crate's impls of
+    /// the trait (non-test impls from non-test code), a path as the model's calls do.
+    fn find_default_calls(&self, model: &CrateModel) -> Vec<(FileId, usize, usize, FnId, bool)> {
+        let mut out = Vec::new();
+        for (file, f) in model.files.iter().enumerate() {
+            for (d, (t, fact)) in f.traits.defaults.iter().enumerate() {
+                let (module, name) = &f.traits.traits[*t];
+                let impls = self.impls.get(&key(module, name)).map_or(&[][..], Vec::as_slice);
+                for (i, call) in fact.calls.iter().enumerate() {
+                    match &call.callee {
+                        Callee::SelfMethod(m) => {
+                            for &(impl_file, imp) in impls {
+                                for callee in model.fn_ids() {
+                                    let (cf, index) = model.fn_loc[callee.0 as usize];
+                                    let c = &model.files[cf].fns[index];
+                                    if cf == impl_file && c.impl_ == Some(imp) && c.name == *m && (fact.test || !c.test)
+                                    {
+                                        out.push((file, d, i, callee, true));
+                                    }
+                                }
+                            }
+                        }
+                        Callee::Path(path) => {
+                            for callee in model.resolve_fn_path(&fact.module, None, path).unwrap_or_default() {
+                                out.push((file, d, i, callee, false));
+                            }
+                        }
+                        Callee::FieldMethod(..) => {}
+                    }
+                }
+            }
+        }
+        out
+    }
+
     fn find_dyn_callees(&self, model: &CrateModel, id: FnId) -> Vec<(usize, FnId)> {
         let mut out = Vec::new();
         let Some(owner) = model.owner(id) else { return out };
@@ -413,7 +462,6 @@ impl Senders {
     /// calls until nothing changes. Client code and test code send nothing of their own; client
     /// code does not pass on what its callees send.
     fn propagate(&mut self, model: &CrateModel) {
-        use crate::context::Role;
         let mut bits = vec![0u64; model.fn_loc.len()];
         let seeds_in = |id: FnId| model.role(id) != Role::Client && !model.func(id).test;
         for id in model.fn_ids() {
@@ -469,25 +517,58 @@ impl CrateModel {
         s.methods_of(s.bits[id.0 as usize])
     }
 
-    /// Calls of functions that send requests (`sent_methods`), in code that is not a client's.
+    /// Calls of functions that send requests (`sent_methods`), in code that is not a client's
+    /// (trait default methods included).
     pub fn sender_calls(&self) -> Vec<SenderCall<'_>> {
         let s = self.senders();
         if s.bits.iter().all(|b| *b == 0) {
             return Vec::new();
         }
+        let trait_of = |callee: FnId, on_object: bool| {
+            if on_object { self.impl_of(callee).and_then(|i| i.trait_.as_deref()) } else { None }
+        };
         let mut out = Vec::new();
         for caller in self.fn_ids() {
-            if self.role(caller) == crate::context::Role::Client {
+            let role = self.role(caller);
+            if role == Role::Client {
                 continue;
             }
+            let f = self.func(caller);
             let resolved = self.callees_of(caller).iter().map(|&c| (c, false));
             let dyn_ = s.dyn_callees[caller.0 as usize].iter().map(|&c| (c, true));
             for ((call, callee), on_object) in resolved.chain(dyn_) {
                 let bits = s.bits[callee.0 as usize];
                 if bits != 0 && callee != caller {
-                    let trait_ = if on_object { self.impl_of(callee).and_then(|i| i.trait_.as_deref()) } else { None };
-                    out.push(SenderCall { caller, call, callee, methods: s.methods_of(bits), trait_ });
+                    out.push(SenderCall {
+                        caller: Some(caller),
+                        caller_name: &f.name,
+                        file: self.file_of(caller),
+                        range: f.calls[call].range.clone(),
+                        role,
+                        test: f.test,
+                        callee,
+                        methods: s.methods_of(bits),
+                        trait_: trait_of(callee, on_object),
+                    });
                 }
+            }
+        }
+        for &(file, d, call, callee, on_object) in &s.default_calls {
+            let bits = s.bits[callee.0 as usize];
+            let (_, f) = &self.files[file].traits.defaults[d];
+            let role = if f.role != Role::Unknown { f.role } else { self.files[file].role };
+            if bits != 0 && role != Role::Client {
+                out.push(SenderCall {
+                    caller: None,
+                    caller_name: &f.name,
+                    file,
+                    range: f.calls[call].range.clone(),
+                    role,
+                    test: f.test,
+                    callee,
+                    methods: s.methods_of(bits),
+                    trait_: trait_of(callee, on_object),
+                });
             }
         }
         out
@@ -577,7 +658,7 @@ impl Ctx {
         let calls: Vec<(&str, &str, Option<&str>)> = model
             .sender_calls()
             .iter()
-            .map(|c| (model.func(c.caller).name.as_str(), model.func(c.callee).name.as_str(), c.trait_))
+            .map(|c| (c.caller_name, model.func(c.callee).name.as_str(), c.trait_))
             .collect();
         assert_eq!(calls, [("sample", "model", Some("Ask")), ("twice", "sample", None), ("twice", "sample", None)]);
     }

@@ -318,35 +318,61 @@ impl Rule for ServerInitiatedRequest {
 }
 
 /// Calls of the crate's functions that send one of the requests, itself or through the functions
-/// it calls, from code that is not a client's (a test's `ping` goes to the server under test).
+/// it calls, from code that is not a client's (a test's `ping` goes to the server under test). A
+/// call on a trait object (or on `self` in a trait's default method) names the crate's impls that
+/// send.
 fn sender_calls(cx: &mut CrateCx, model: &CrateModel) {
-    for call in model.sender_calls() {
-        let caller = model.func(call.caller);
-        let server_ping = model.role(call.caller) == Role::Server && !caller.test;
-        let methods: Vec<&str> =
-            call.methods.iter().copied().filter(|m| METHODS.contains(m) && (*m != PING || server_ping)).collect();
+    let mut calls = model.sender_calls();
+    calls.sort_by_key(|c| (c.file, c.range.start));
+    for group in calls.chunk_by(|a, b| a.file == b.file && a.range == b.range) {
+        let call = &group[0];
+        let server_ping = call.role == Role::Server && !call.test;
+        let mut methods: Vec<&str> = Vec::new();
+        let mut senders = Vec::new();
+        for c in group {
+            let sent: Vec<&str> =
+                c.methods.iter().copied().filter(|m| METHODS.contains(m) && (*m != PING || server_ping)).collect();
+            if sent.is_empty() {
+                continue;
+            }
+            for m in sent {
+                if !methods.contains(&m) {
+                    methods.push(m);
+                }
+            }
+            let callee = model.func(c.callee);
+            let callee_file = cx.files[model.file_of(c.callee)].file;
+            let line = callee_file.lines.line_col(&callee_file.text, callee.name_range.start).line;
+            let owner = model.owner(c.callee).and_then(|o| o.rsplit("::").next());
+            let name = owner.map_or_else(|| callee.name.clone(), |o| format!("{o}::{}", callee.name));
+            senders.push(format!("`{name}` ({}:{line})", callee_file.display));
+        }
         if methods.is_empty() {
             continue;
         }
-        let callee = model.func(call.callee);
-        let file = model.file_of(call.caller);
-        let callee_file = cx.files[model.file_of(call.callee)].file;
-        let line = callee_file.lines.line_col(&callee_file.text, callee.name_range.start).line;
-        let owner = model.owner(call.callee).and_then(|o| o.rsplit("::").next());
-        let name = owner.map_or_else(|| callee.name.clone(), |o| format!("{o}::{}", callee.name));
-        let at = format!("{}:{line}", callee_file.display);
-        let called = match call.trait_ {
-            Some(t) => format!("`{}` on a `dyn {t}`, whose impl `{name}` ({at})", callee.name),
-            None => format!("`{name}` ({at}), which"),
-        };
         let shown = methods.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(" and ");
-        let rmcp = cx.files[file].crate_ctx.uses(Sdk::Rmcp);
+        let impls = if senders.len() > 2 {
+            format!("{}, {} and {} more", senders[0], senders[1], senders.len() - 2)
+        } else {
+            senders.join(" and ")
+        };
+        let plural = if senders.len() > 1 { "s" } else { "" };
+        let verb = if senders.len() > 1 { "send" } else { "sends" };
+        let method = &model.func(call.callee).name;
+        let called = match (call.trait_, call.caller) {
+            (Some(t), Some(_)) => format!("`{method}` on a `dyn {t}`, whose impl{plural} {impls} {verb}"),
+            (Some(t), None) => format!(
+                "`{method}` of the `{t}` impl it is a default method of; the crate's impl{plural} {impls} {verb}"
+            ),
+            (None, _) => format!("{impls}, which {verb}"),
+        };
+        let rmcp = cx.files[call.file].crate_ctx.uses(Sdk::Rmcp);
         let d = cx.report(
             &META,
-            file,
-            caller.calls[call.call].range.clone(),
+            call.file,
+            call.range.clone(),
             format!(
-                "this calls {called} sends {shown} to the client as a request; server-initiated requests were removed in MCP 2026-07-28"
+                "this calls {called} {shown} to the client as a request; server-initiated requests were removed in MCP 2026-07-28"
             ),
             format!("sends {shown} to the client"),
         );
