@@ -40,6 +40,13 @@
 //!   method of a `self` field's or a parameter's declared type (`self.svc.adopt(uris)`, also
 //!   through `let svc = self.svc.clone()`); and so, to a fixed point, which cuts the root URIs a
 //!   function hands on reach (`uri_cuts::root_uri_cuts`);
+//! - requests (`requests`, `senders`): which parameters a function makes a request's method and the
+//!   method literals callers hand them; which MCP requests each function sends, itself or through
+//!   the functions it calls (in files with the words of a server-sent request), with a method on a
+//!   `self` field (or a local bound to one) typed as a `dyn` of the crate's trait, also through a
+//!   `type` alias, and `self.m()` in a trait's default method resolved to the crate's impls of the
+//!   trait; traits, `dyn` type aliases, trait impls' consts holding an MCP method, and the trait
+//!   consts a generic function (`fn run<C: Command>`) makes a request's method;
 //! - client data kept from `initialize` (`init_stores`): the places `initialize` code stores it in
 //!   (also from the arm of a `match` on a request enum, `FnFact::variant_arms`; the fields of a
 //!   struct literal stored whole, `FieldAccess::literal`; the entry of a typed map, `state`);
@@ -53,9 +60,11 @@
 //!   trait default methods and functions in macro bodies that mention MRTR beside the functions
 //!   (`FileFacts::retry_defaults`), with their own attempts only.
 //!
-//! What it does not know (yet): types of locals and of method receivers other than `self` and its
-//! fields (a call `x.m()` on a local is not an edge; `uri_cuts` alone resolves one on a typed
-//! parameter), trait default methods, closures given to `tokio::spawn` as separate
+//! What it does not know (yet): types of locals and of method receivers other than `self`, its
+//! fields and locals bound to them (a call `x.m()` on another local is not an edge; `uri_cuts` alone
+//! resolves one on a typed parameter), calls on trait objects and generics but for `senders`' (a
+//! parameter `p: &dyn T` or `p: impl T` is not followed), trait default methods as functions (only
+//! `senders` reads their calls), closures given to `tokio::spawn` as separate
 //! code, `Deref` targets, which key of a map an access uses (but the type that keys a typed map's
 //! entry of client data), values returned by helpers other than
 //! the state and a request built from an id parameter, a request id kept in a field or passed

@@ -12,6 +12,9 @@
 //!   method: a `match` arm or comparison on a method, an argument of a sending or registering call,
 //!   a `method:` field (`rust_fn` walk, `method_call`, `call`, `struct_lit`);
 //! - JSON (files and `json!` bodies): `"method": "<removed>"` (`json_node`);
+//! - the crate model (`rust_crate`): a method literal handed to a crate function that makes it a
+//!   request's method, and a trait const's value in an impl when a generic function sends that
+//!   const as a request's method (`model::senders::trait_const_methods`);
 //! - SDK names: `ClientRequest::InitializeRequest`, `ClientRequest::PingRequest`,
 //!   `ClientNotification::InitializedNotification`, … in expressions and patterns, rmcp client calls
 //!   `notify_initialized()`, `set_level(SetLevelRequestParams ..)`, `subscribe(SubscribeRequestParams ..)`.

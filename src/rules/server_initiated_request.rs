@@ -16,6 +16,10 @@
 //! - hand-rolled JSON-RPC: a `json!` object or struct literal with one of the methods and an `id`,
 //!   a request-sending call (`send_request("elicitation/create", …)`) with the method string (also
 //!   through a `const` of the file);
+//! - the crate's own request code (`rust_crate`, the crate model): a method literal handed to a
+//!   crate function that makes it a request's method, and a call of a crate function that sends one
+//!   of the requests, itself or through its callees, trait objects of the crate's traits and
+//!   trait default methods included (`model::senders`);
 //! - in JSON files, an object with `"method": "sampling/createMessage"` or `"elicitation/create"`
 //!   and an `id` (not under `inputRequests`); in transcripts, any other server-to-client request and
 //!   any client-to-server response.
