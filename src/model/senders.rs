@@ -292,6 +292,8 @@ pub struct Senders {
     aliases: HashMap<String, (Vec<String>, String)>,
     /// Trait key → its impls (file, index in `impls`).
     impls: HashMap<String, Vec<(FileId, usize)>>,
+    /// The methods of each impl of a crate trait.
+    impl_fns: HashMap<(FileId, usize), Vec<FnId>>,
     /// Calls that resolve to the impls of a trait object's trait: per function, (call, callee).
     dyn_callees: Vec<Vec<(usize, FnId)>>,
     /// The resolved calls of trait default methods: (file, index in its `defaults`, call, callee,
@@ -323,7 +325,22 @@ impl Senders {
                 }
             }
         }
-        s.dyn_callees = model.fn_ids().map(|id| s.find_dyn_callees(model, id)).collect();
+        if !s.impls.is_empty() {
+            let of_traits: HashSet<(FileId, usize)> = s.impls.values().flatten().copied().collect();
+            for id in model.fn_ids() {
+                let (file, index) = model.fn_loc[id.0 as usize];
+                if let Some(imp) = model.files[file].fns[index].impl_
+                    && of_traits.contains(&(file, imp))
+                {
+                    s.impl_fns.entry((file, imp)).or_default().push(id);
+                }
+            }
+        }
+        s.dyn_callees = if s.impls.is_empty() {
+            vec![Vec::new(); model.fn_loc.len()]
+        } else {
+            model.fn_ids().map(|id| s.find_dyn_callees(model, id)).collect()
+        };
         s.default_calls = s.find_default_calls(model);
         s.propagate(model);
         s
@@ -399,15 +416,8 @@ impl Senders {
                 for (i, call) in fact.calls.iter().enumerate() {
                     match &call.callee {
                         Callee::SelfMethod(m) => {
-                            for &(impl_file, imp) in impls {
-                                for callee in model.fn_ids() {
-                                    let (cf, index) = model.fn_loc[callee.0 as usize];
-                                    let c = &model.files[cf].fns[index];
-                                    if cf == impl_file && c.impl_ == Some(imp) && c.name == *m && (fact.test || !c.test)
-                                    {
-                                        out.push((file, d, i, callee, true));
-                                    }
-                                }
+                            for callee in self.impl_methods(model, impls, m, fact.test) {
+                                out.push((file, d, i, callee, true));
                             }
                         }
                         Callee::Path(path) => {
@@ -423,6 +433,22 @@ impl Senders {
         out
     }
 
+    /// The methods named `name` of these impls; from non-test code, only those outside tests.
+    fn impl_methods<'s>(
+        &'s self,
+        model: &'s CrateModel,
+        impls: &'s [(FileId, usize)],
+        name: &'s str,
+        test: bool,
+    ) -> impl Iterator<Item = FnId> + 's {
+        impls.iter().flat_map(move |imp| self.impl_fns.get(imp).map_or(&[][..], Vec::as_slice)).copied().filter(
+            move |&id| {
+                let f = model.func(id);
+                f.name == name && (test || !f.test)
+            },
+        )
+    }
+
     fn find_dyn_callees(&self, model: &CrateModel, id: FnId) -> Vec<(usize, FnId)> {
         let mut out = Vec::new();
         let Some(owner) = model.owner(id) else { return out };
@@ -434,15 +460,8 @@ impl Senders {
             let Some(fact) = model.type_fact(&holder) else { continue };
             let Some((_, written)) = fact.fields.iter().find(|(f, _)| f == last) else { continue };
             let Some(t) = self.dyn_trait(model, &fact.module, written, 0) else { continue };
-            for &(file, imp) in self.impls.get(&t).map_or(&[][..], Vec::as_slice) {
-                for callee in model.fn_ids() {
-                    let (f, index) = model.fn_loc[callee.0 as usize];
-                    let c = &model.files[f].fns[index];
-                    if f == file && c.impl_ == Some(imp) && c.name == *name && (test || !c.test) {
-                        out.push((i, callee));
-                    }
-                }
-            }
+            let impls = self.impls.get(&t).map_or(&[][..], Vec::as_slice);
+            out.extend(self.impl_methods(model, impls, name, test).map(|callee| (i, callee)));
         }
         out
     }
