@@ -305,7 +305,8 @@ impl Extract<'_, '_> {
             uri_cuts,
             sends: None,
         };
-        let senders = super::senders::BodySends::new(self.sends, &sig.generics);
+        let server = fact.role == Role::Server || (fact.role == Role::Unknown && self.out.role == Role::Server);
+        let senders = super::senders::BodySends::new(self.sends, server, &sig.generics);
         let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new(), locals, senders };
         body_walk.visit_block(body);
         let Body { mut fact, nested, senders, .. } = body_walk;
@@ -696,7 +697,7 @@ impl<'ast> Body<'_, '_, 'ast> {
             Callee::SelfMethod(n) | Callee::FieldMethod(_, n) => n.as_str(),
             Callee::Path(p) => p.last().map_or("", String::as_str),
         };
-        self.senders.call(self.cx, Some(self.fact.calls.len()), name, args);
+        self.senders.call(Some(self.fact.calls.len()), name, args);
         let method_args = requests::method_args(self.cx, args);
         let arg_places = args.iter().map(|a| self.locals.arg_place(a)).collect();
         let args = args.iter().map(|a| self.origins(a)).collect();
@@ -900,6 +901,9 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             self.typed_entry_read(m);
         }
         let name = m.method.to_string();
+        if self.senders.gated() {
+            self.senders.sending_call(self.cx, &name, &m.args.iter().collect::<Vec<_>>());
+        }
         let stores = STORE_METHODS.contains(&name.as_str()) || state::MUTATORS.contains(&name.as_str());
         if is_self(&m.receiver) {
             let range = self.cx.span_range(m.method.span()).start..self.cx.span_range(m.paren_token.span.close()).end;
@@ -924,7 +928,7 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             }
         } else if requests::sends_its_method_argument(&name) {
             let args: Vec<&Expr> = m.args.iter().collect();
-            self.senders.call(self.cx, None, &name, &args);
+            self.senders.call(None, &name, &args);
             self.sends_method_from(&args);
         } else if stores {
             let value = m.args.iter().fold(Origins::default(), |acc, a| acc.or(self.origins(a)));
@@ -962,6 +966,13 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             let path: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
             let range = call_range(self.cx, c, p);
             self.senders.request_value(&path, range.clone());
+            if self.senders.gated() {
+                self.senders.sending_call(
+                    self.cx,
+                    path.last().map_or("", String::as_str),
+                    &c.args.iter().collect::<Vec<_>>(),
+                );
+            }
             let args: Vec<&Expr> = c.args.iter().collect();
             self.call(Callee::Path(path), range, &args);
             c.args.iter().for_each(|a| self.visit_expr(a));

@@ -1,9 +1,10 @@
 //! Which functions send which MCP requests, through the crate's call graph, and which trait consts
 //! are a request's method.
 //!
-//! A function sends a method when its body does (a `ServerRequest::<Variant>` value, a struct
-//! literal or `json!` object with a literal `method` and an `id`, a sending call with the method
-//! string: `SendFacts::methods`), when it hands the method literal to a crate function that makes
+//! A function sends a method when its body does (a `ServerRequest::<Variant>` value in server code
+//! or handed to a sending call (a sending verb, `dispatch…`, `send…`; not a handler's
+//! `handle_request`), a struct literal or `json!` object with a literal `method` and an `id`, a
+//! sending call with the method string: `SendFacts::methods`), when it hands the method literal to a crate function that makes
 //! its parameter a request's method (`requests`), or when it calls a crate function that sends it.
 //! Calls resolve as the model's calls do, and a method called on a `self` field (or a local bound
 //! to one) whose declared type is a trait object of the crate's trait (`Arc<dyn Requester>`, also
@@ -88,6 +89,8 @@ pub struct TraitConstUse {
 pub struct BodySends {
     /// The file has `SEND_WORDS`.
     gate: bool,
+    /// Server code (`new`).
+    server: bool,
     /// Generic parameters with their trait bound (`C: McpCommand` → `("C", ["McpCommand"])`).
     bounds: Vec<(String, Vec<String>)>,
     /// Locals bound to a `self` field (`let r = self.requester.as_ref()?`): the field path.
@@ -96,7 +99,8 @@ pub struct BodySends {
 }
 
 impl BodySends {
-    pub fn new(gate: bool, generics: &syn::Generics) -> BodySends {
+    /// `server`: the function is server code, where a `ServerRequest` value is one the server sends.
+    pub fn new(gate: bool, server: bool, generics: &syn::Generics) -> BodySends {
         let mut bounds = Vec::new();
         let path_of = |b: &syn::TypeParamBound| match b {
             syn::TypeParamBound::Trait(t) => Some(t.path.segments.iter().map(|s| s.ident.to_string()).collect()),
@@ -115,7 +119,7 @@ impl BodySends {
                 bounds.extend(t.bounds.iter().filter_map(path_of).map(|b| (name.to_string(), b)));
             }
         }
-        BodySends { gate, bounds, ..Default::default() }
+        BodySends { gate, server, bounds, ..Default::default() }
     }
 
     /// Whether the file has the words of a server-sent request.
@@ -153,12 +157,7 @@ impl BodySends {
 
     /// A call (`index` in `calls`, or `None` for one the model keeps no call of, on a receiver of
     /// unknown type) named `name` (the last segment of its path, or the method), with its arguments.
-    pub fn call(&mut self, cx: &Cx, index: Option<usize>, name: &str, args: &[&Expr]) {
-        if self.gate && is_send_verb(name) {
-            for (_, value, range) in super::requests::method_args(cx, args) {
-                self.facts.methods.push((value, range));
-            }
-        }
+    pub fn call(&mut self, index: Option<usize>, name: &str, args: &[&Expr]) {
         if self.bounds.is_empty() {
             return;
         }
@@ -173,10 +172,29 @@ impl BodySends {
         }
     }
 
+    /// Any call named `name` (a method's, or a path's last segment): one that sends (a sending verb,
+    /// `dispatch…`, `send…`) sends the MCP method strings and `ServerRequest` values among its
+    /// arguments, whatever the side of the code (a handler's `handle_request(ServerRequest::…)`
+    /// receives one).
+    pub fn sending_call(&mut self, cx: &Cx, name: &str, args: &[&Expr]) {
+        if !self.gate || !(is_send_verb(name) || name.starts_with("dispatch") || name.starts_with("send")) {
+            return;
+        }
+        for (_, value, range) in super::requests::method_args(cx, args) {
+            self.facts.methods.push((value, range));
+        }
+        for a in args {
+            if let Some((path, method)) = request_value_of(a) {
+                self.facts.methods.push((method.to_owned(), cx.node_range(path)));
+            }
+        }
+    }
+
     /// A request value written as a path (`ServerRequest::Ping`, the callee of
-    /// `ServerRequest::CreateMessage(p)`).
+    /// `ServerRequest::CreateMessage(p)`): in server code, one the server sends.
     pub fn request_value(&mut self, path: &[String], range: Range<usize>) {
         if self.gate
+            && self.server
             && let Some(method) = server_request_variant(path)
         {
             self.facts.methods.push((method.to_owned(), range));
@@ -237,6 +255,23 @@ fn server_request_variant(path: &[String]) -> Option<&'static str> {
         return None;
     }
     SERVER_REQUEST_VARIANTS.iter().find(|(v, _)| v == variant).map(|(_, m)| *m)
+}
+
+/// `ServerRequest::<Variant>(..)` or `ServerRequest::<Variant>` (through `.into()`, `&`,
+/// parentheses): its path and method.
+fn request_value_of(e: &Expr) -> Option<(&syn::ExprPath, &'static str)> {
+    let segments = |p: &syn::ExprPath| p.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>();
+    match e {
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) => server_request_variant(&segments(p)).map(|m| (p, m)),
+            _ => None,
+        },
+        Expr::Path(p) => server_request_variant(&segments(p)).map(|m| (p, m)),
+        Expr::MethodCall(m) if m.args.is_empty() && m.method == "into" => request_value_of(&m.receiver),
+        Expr::Reference(r) => request_value_of(&r.expr),
+        Expr::Paren(p) => request_value_of(&p.expr),
+        _ => None,
+    }
 }
 
 /// The `self` field path of `self.a.b` under `as_ref()`, `clone()`, `ok_or(..)`, `?`, `.await`, `&`.
