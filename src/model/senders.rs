@@ -1,16 +1,18 @@
 //! Which functions send which MCP requests, through the crate's call graph, and which trait consts
 //! are a request's method.
 //!
-//! A function sends a method when its body does (a `ServerRequest::<Variant>` value in server code
-//! or handed to a sending call (a sending verb, `dispatch…`, `send…`; not a handler's
-//! `handle_request`), a struct literal or `json!` object with a literal `method` and an `id`, a
-//! sending call with the method string: `SendFacts::methods`), when it hands the method literal to a crate function that makes
-//! its parameter a request's method (`requests`), or when it calls a crate function that sends it.
-//! Calls resolve as the model's calls do, and a method called on a `self` field (or a local bound
-//! to one) whose declared type is a trait object of the crate's trait (`Arc<dyn Requester>`, also
-//! through a `type` alias) resolves to that method of the crate's impls of the trait (from
-//! non-test code, only the impls outside tests). A function whose code only builds an MRTR input
-//! request sends nothing: such a request has no `id` and no sending call.
+//! A function sends a method when its body does (`SendFacts::methods`: a `ServerRequest::<Variant>`
+//! value in server code, or handed to a sending call (a sending verb, `dispatch…`, `send…`; not a
+//! handler's `handle_request`); a struct literal or `json!` object with a literal `method` and an
+//! `id`; a sending call with the method string), when it hands the method literal to a crate
+//! function that makes its parameter a request's method (`requests`), or when it calls a crate
+//! function that sends it. Calls resolve as the model's calls do; a method called on a `self` field
+//! (or a local bound to one) whose declared type is a trait object of the crate's trait
+//! (`Arc<dyn Requester>`, also through a `type` alias), and `self.m()` in the trait's default
+//! methods (kept apart from the model's functions, `TraitFacts::defaults`), resolve to that method
+//! of the crate's impls of the trait (from non-test code, only the impls outside tests). Client code
+//! sends nothing. A function whose code only builds an MRTR input request sends nothing: such a
+//! request has no `id` and no sending call.
 //!
 //! A generic function (`fn execute<C: Command>`) that makes `C::NAME` a request's method, itself
 //! or through a crate function's method parameter, makes every value of `NAME` in the crate's
