@@ -41,13 +41,11 @@ pub struct TraitMethod {
 /// Generic parameters in order, each with the paths of its trait bounds (inline and `where`).
 pub type Bounds = Vec<(String, Vec<Vec<String>>)>;
 
-/// An impl's trait and generics.
+/// A trait impl's or a generic impl's generics.
 #[derive(Debug, Clone)]
 pub struct ImplTrait {
     /// Index into the file's `impls`.
     pub impl_: usize,
-    /// The trait's path as written (`ResourcesProvider`, `crate::providers::ResourcesProvider`).
-    pub trait_path: Vec<String>,
     /// The self type's generic arguments as written (`Server<T, R>` → `["T", "R"]`).
     pub self_args: Vec<String>,
     pub bounds: Bounds,
@@ -120,11 +118,9 @@ pub fn bounds(g: &syn::Generics) -> Bounds {
     out
 }
 
-/// An impl's trait path and generics, for a trait impl or a generic impl.
+/// An impl's generics, for a trait impl or a generic impl (its trait's path is `ImplFact::trait_path`).
 pub fn impl_trait(i: &syn::ItemImpl, index: usize) -> Option<ImplTrait> {
-    let trait_path: Vec<String> =
-        i.trait_.as_ref().map(|(_, p, _)| p.segments.iter().map(|s| s.ident.to_string()).collect()).unwrap_or_default();
-    if trait_path.is_empty() && i.generics.params.is_empty() {
+    if i.trait_.is_none() && i.generics.params.is_empty() {
         return None;
     }
     let self_args = match &*i.self_ty {
@@ -141,7 +137,7 @@ pub fn impl_trait(i: &syn::ItemImpl, index: usize) -> Option<ImplTrait> {
         },
         _ => Vec::new(),
     };
-    Some(ImplTrait { impl_: index, trait_path, self_args, bounds: bounds(&i.generics) })
+    Some(ImplTrait { impl_: index, self_args, bounds: bounds(&i.generics) })
 }
 
 /// The method calls of a handler override's body on a `self` field (or a local bound to one) that
@@ -457,10 +453,8 @@ fn trait_impls(model: &CrateModel, trait_key: &TypeKey, method: &str, resolve: &
             continue;
         }
         let Some(i) = f.impl_ else { continue };
-        let Some(imp) = model.files[file].delegation.impls.iter().find(|it| it.impl_ == i) else { continue };
-        if !imp.trait_path.is_empty()
-            && resolve(&model.files[file].impls[i].module, &imp.trait_path).as_ref() == Some(trait_key)
-        {
+        let imp = &model.files[file].impls[i];
+        if !imp.trait_path.is_empty() && resolve(&imp.module, &imp.trait_path).as_ref() == Some(trait_key) {
             out.push(id);
         }
     }

@@ -45,7 +45,8 @@ pub fn file_facts(
     let out = FileFacts { module: module.clone(), role: cx.file_role, ..Default::default() };
     let roots = roots_in_crate.then(|| (super::roots::file_fields_seen(cx, file), super::roots::file_evidence(cx)));
     let retries = retries_in_crate.then(|| super::retries::FileGate::of(cx));
-    let mut e = Extract { cx, out, state, roots, retries };
+    let sends = super::senders::file_gate(cx);
+    let mut e = Extract { cx, out, state, roots, retries, sends };
     e.items(&file.items, &module);
     e.out
 }
@@ -60,6 +61,8 @@ struct Extract<'c, 'a> {
     roots: Option<(Vec<(String, super::flow::Elem)>, bool)>,
     /// Where some file of the crate has MRTR words: what `retries::fn_facts` needs of this file.
     retries: Option<super::retries::FileGate>,
+    /// The file has the words of a server-sent request (`senders::file_gate`).
+    sends: bool,
 }
 
 /// The impl around a method: its index and role.
@@ -115,8 +118,36 @@ impl Extract<'_, '_> {
                 }
             }
             syn::Item::Use(u) => use_tree(&u.tree, module, &mut Vec::new(), &mut self.out.uses),
+            syn::Item::Trait(t) => {
+                let index = self.out.delegation.traits.len();
+                self.out.delegation.traits.push(super::delegation::trait_fact(self.cx, t, module));
+                // Default methods, where a request may be sent (`senders`), apart from the model's
+                // functions.
+                let gate = self.sends;
+                for it in t.items.iter().filter(|_| gate) {
+                    if let syn::TraitItem::Fn(f) = it
+                        && let Some(body) = &f.default
+                    {
+                        let at = self.out.fns.len();
+                        let range = self.cx.join(f.sig.fn_token.span, body.brace_token.span.close());
+                        self.func(&f.attrs, &f.sig, body, range, module, None);
+                        let fact = self.out.fns.remove(at);
+                        self.out.traits.defaults.push((index, fact));
+                    }
+                }
+            }
+            syn::Item::Type(t) => {
+                let ty = type_text(&t.ty);
+                if ty.contains("dyn ") {
+                    self.out.traits.aliases.push((module.to_vec(), t.ident.to_string(), ty));
+                }
+            }
             syn::Item::Impl(i) => {
                 let trait_ = i.trait_.as_ref().and_then(|(_, p, _)| p.segments.last()).map(|s| s.ident.to_string());
+                let trait_path = i
+                    .trait_
+                    .as_ref()
+                    .map_or_else(Vec::new, |(_, p, _)| p.segments.iter().map(|s| s.ident.to_string()).collect());
                 let role = match trait_.as_deref() {
                     Some(t) if t.starts_with("ServerHandler") => Role::Server,
                     Some(t) if t.starts_with("ClientHandler") => Role::Client,
@@ -135,12 +166,25 @@ impl Extract<'_, '_> {
                     .filter(|(n, _)| SERVER_IMPL_ATTRS.contains(&n.as_str()))
                     .map(|(n, a)| (n, self.cx.node_range(a)))
                     .collect();
-                self.out.impls.push(ImplFact { module: module.to_vec(), trait_, self_ty, role, attrs });
+                let has_trait = !trait_path.is_empty();
+                self.out.impls.push(ImplFact { module: module.to_vec(), trait_, trait_path, role, self_ty, attrs });
                 self.out.delegation.impls.extend(super::delegation::impl_trait(i, index));
                 for it in &i.items {
-                    if let syn::ImplItem::Fn(f) = it {
-                        let range = self.cx.join(f.sig.fn_token.span, f.block.brace_token.span.close());
-                        self.func(&f.attrs, &f.sig, &f.block, range, module, Some((index, role)));
+                    match it {
+                        syn::ImplItem::Fn(f) => {
+                            let range = self.cx.join(f.sig.fn_token.span, f.block.brace_token.span.close());
+                            self.func(&f.attrs, &f.sig, &f.block, range, module, Some((index, role)));
+                        }
+                        // `const COMMAND: &str = "initialize";` (`senders::trait_const_methods`).
+                        syn::ImplItem::Const(c) if has_trait => {
+                            if let Some((value, range)) = crate::rust::syntax::str_value(self.cx, &c.expr)
+                                && handlers::is_mcp_method(&value)
+                            {
+                                let (impl_, name) = (index, c.ident.to_string());
+                                self.out.traits.consts.push(super::senders::ImplConst { impl_, name, value, range });
+                            }
+                        }
+                        _ => {}
                     }
                 }
             }
@@ -148,7 +192,6 @@ impl Extract<'_, '_> {
                 let range = self.cx.join(f.sig.fn_token.span, f.block.brace_token.span.close());
                 self.func(&f.attrs, &f.sig, &f.block, range, module, None);
             }
-            syn::Item::Trait(t) => self.out.delegation.traits.push(super::delegation::trait_fact(self.cx, t, module)),
             _ => {}
         }
         if let Some(gate) = self.retries {
@@ -272,10 +315,14 @@ impl Extract<'_, '_> {
             retry: self.retries.and_then(|gate| super::retries::fn_facts(self.cx, sig, body, role, gate)),
             uri_cuts,
             delegations,
+            sends: None,
         };
-        let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new(), locals };
+        let server = fact.role == Role::Server || (fact.role == Role::Unknown && self.out.role == Role::Server);
+        let senders = super::senders::BodySends::new(self.sends, server, &sig.generics);
+        let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new(), locals, senders };
         body_walk.visit_block(body);
-        let Body { mut fact, nested, .. } = body_walk;
+        let Body { mut fact, nested, senders, .. } = body_walk;
+        fact.sends = senders.finish();
         fact.request_method_params &= requests::string_params(&fact.params);
         self.out.fns.push(fact);
         // Items inside the body are the module's, not the function's.
@@ -422,6 +469,8 @@ struct Body<'c, 'a, 'ast> {
     nested: Vec<&'ast syn::Item>,
     /// Which names are state places (`state::Locals`).
     locals: state::Locals,
+    /// What it sends (`senders`), and the locals bound to `self` fields.
+    senders: super::senders::BodySends,
 }
 
 impl<'ast> Body<'_, '_, 'ast> {
@@ -468,6 +517,7 @@ impl<'ast> Body<'_, '_, 'ast> {
     fn bind(&mut self, pat: &syn::Pat, origins: Origins) {
         for name in pat_idents(pat) {
             self.locals.declare(&name);
+            self.senders.forget(&name);
             if origins.is_empty() {
                 self.env.remove(&name);
             } else {
@@ -658,6 +708,11 @@ impl<'ast> Body<'_, '_, 'ast> {
         {
             self.sends_method_from(args);
         }
+        let name = match &callee {
+            Callee::SelfMethod(n) | Callee::FieldMethod(_, n) => n.as_str(),
+            Callee::Path(p) => p.last().map_or("", String::as_str),
+        };
+        self.senders.call(Some(self.fact.calls.len()), name, args);
         let method_args = requests::method_args(self.cx, args);
         let arg_places = args.iter().map(|a| self.locals.arg_place(a)).collect();
         let args = args.iter().map(|a| self.origins(a)).collect();
@@ -751,6 +806,7 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
         self.bind_type(&l.pat, ty.as_deref());
         if let Some(init) = &l.init {
             self.alias(&l.pat, &init.expr, marks);
+            self.senders.bind(&l.pat, &init.expr);
         }
     }
 
@@ -762,6 +818,7 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
         self.bind(&e.pat, origins);
         self.bind_type(&e.pat, ty.as_deref());
         self.alias(&e.pat, &e.expr, marks);
+        self.senders.bind(&e.pat, &e.expr);
     }
 
     fn visit_expr_loop(&mut self, l: &'ast syn::ExprLoop) {
@@ -799,6 +856,10 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
     }
 
     fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        if self.senders.gated() && p.path.segments.iter().rev().nth(1).is_some_and(|s| s.ident == "ServerRequest") {
+            let path: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            self.senders.request_value(&path, self.cx.node_range(p));
+        }
         if let Some(mut access) = self.locals.root(self.cx, p, Vec::new()) {
             // A bare local names the whole place; a local bound to a place is used as it.
             access.whole = !p.path.get_ident().is_some_and(|i| self.locals.is_alias(&i.to_string()));
@@ -855,6 +916,9 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             self.typed_entry_read(m);
         }
         let name = m.method.to_string();
+        if self.senders.gated() {
+            self.senders.sending_call(self.cx, &name, &m.args.iter().collect::<Vec<_>>());
+        }
         let stores = STORE_METHODS.contains(&name.as_str()) || state::MUTATORS.contains(&name.as_str());
         if is_self(&m.receiver) {
             let range = self.cx.span_range(m.method.span()).start..self.cx.span_range(m.paren_token.span.close()).end;
@@ -869,8 +933,17 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             if sends {
                 self.sends_method_from(&args);
             }
+        } else if !stores && let Some(field) = self.senders.field_local(&m.receiver) {
+            // `let r = self.requester.as_ref()?; r.ask(..)`: a method of the field's type.
+            let range = self.cx.span_range(m.method.span()).start..self.cx.span_range(m.paren_token.span.close()).end;
+            let args: Vec<&Expr> = m.args.iter().collect();
+            self.call(Callee::FieldMethod(field, name.clone()), range, &args);
+            if requests::sends_its_method_argument(&name) {
+                self.sends_method_from(&args);
+            }
         } else if requests::sends_its_method_argument(&name) {
             let args: Vec<&Expr> = m.args.iter().collect();
+            self.senders.call(None, &name, &args);
             self.sends_method_from(&args);
         } else if stores {
             let value = m.args.iter().fold(Origins::default(), |acc, a| acc.or(self.origins(a)));
@@ -909,8 +982,16 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             && p.qself.is_none()
             && !constructor(&p.path)
         {
-            let path = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let path: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
             let range = call_range(self.cx, c, p);
+            self.senders.request_value(&path, range.clone());
+            if self.senders.gated() {
+                self.senders.sending_call(
+                    self.cx,
+                    path.last().map_or("", String::as_str),
+                    &c.args.iter().collect::<Vec<_>>(),
+                );
+            }
             let args: Vec<&Expr> = c.args.iter().collect();
             self.call(Callee::Path(path), range, &args);
             c.args.iter().for_each(|a| self.visit_expr(a));
@@ -935,6 +1016,7 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
         let field = |name: &str| lit.fields.iter().find(|f| matches!(&f.member, Member::Named(i) if i == name));
         if let (Some(method), Some(_)) = (field("method"), field("id")) {
             self.fact.request_method_params |= self.origins(&method.expr).params;
+            self.senders.request_method(self.cx, &method.expr);
         }
         visit::visit_expr_struct(self, lit);
     }
@@ -948,13 +1030,15 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
                     self.fact.request_method_params |= origins.params;
                 }
             }
+            self.senders.json(self.cx, &m.tokens);
             let exprs = state::json_exprs(self.cx, m);
             if !exprs.is_empty() {
                 let (fact, env, locals) =
                     (std::mem::take(&mut self.fact), std::mem::take(&mut self.env), std::mem::take(&mut self.locals));
-                let mut inner = Body { cx: self.cx, fact, env, nested: Vec::new(), locals };
+                let senders = std::mem::take(&mut self.senders);
+                let mut inner = Body { cx: self.cx, fact, env, nested: Vec::new(), locals, senders };
                 exprs.iter().for_each(|e| inner.visit_expr(e));
-                (self.fact, self.env, self.locals) = (inner.fact, inner.env, inner.locals);
+                (self.fact, self.env, self.locals, self.senders) = (inner.fact, inner.env, inner.locals, inner.senders);
             }
             return;
         }
@@ -966,12 +1050,13 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             let fact = std::mem::take(&mut self.fact);
             let env = std::mem::take(&mut self.env);
             let locals = std::mem::take(&mut self.locals);
-            let mut inner = Body { cx: self.cx, fact, env, nested: Vec::new(), locals };
+            let senders = std::mem::take(&mut self.senders);
+            let mut inner = Body { cx: self.cx, fact, env, nested: Vec::new(), locals, senders };
             match &*body {
                 MacroBody::Exprs(exprs) => exprs.iter().for_each(|e| inner.visit_expr(e)),
                 MacroBody::Stmts(stmts) => stmts.iter().for_each(|s| inner.visit_stmt(s)),
             }
-            (self.fact, self.env, self.locals) = (inner.fact, inner.env, inner.locals);
+            (self.fact, self.env, self.locals, self.senders) = (inner.fact, inner.env, inner.locals, inner.senders);
         }
         self.locals.quiet -= quiet as usize;
     }

@@ -40,6 +40,13 @@
 //!   method of a `self` field's or a parameter's declared type (`self.svc.adopt(uris)`, also
 //!   through `let svc = self.svc.clone()`); and so, to a fixed point, which cuts the root URIs a
 //!   function hands on reach (`uri_cuts::root_uri_cuts`);
+//! - requests (`requests`, `senders`): which parameters a function makes a request's method and the
+//!   method literals callers hand them; which MCP requests each function sends, itself or through
+//!   the functions it calls (in files with the words of a server-sent request), with a method on a
+//!   `self` field (or a local bound to one) typed as a `dyn` of the crate's trait, also through a
+//!   `type` alias, and `self.m()` in a trait's default method resolved to the crate's impls of the
+//!   trait; traits, `dyn` type aliases, trait impls' consts holding an MCP method, and the trait
+//!   consts a generic function (`fn run<C: Command>`) makes a request's method;
 //! - client data kept from `initialize` (`init_stores`): the places `initialize` code stores it in
 //!   (also from the arm of a `match` on a request enum or on method constants,
 //!   `FnFact::variant_arms`; the fields of a struct literal stored whole, `FieldAccess::literal`, or
@@ -61,10 +68,12 @@
 //!   trait default methods and functions in macro bodies that mention MRTR beside the functions
 //!   (`FileFacts::retry_defaults`), with their own attempts only.
 //!
-//! What it does not know (yet): types of locals and of method receivers other than `self` and its
-//! fields (a call `x.m()` on a local is not an edge; `uri_cuts` alone resolves one on a typed
-//! parameter, `delegation` one on a local bound to a `self` field in a handler override), trait
-//! default methods as functions (`delegation` keeps trait methods' names only), closures given to `tokio::spawn` as separate
+//! What it does not know (yet): types of locals and of method receivers other than `self`, its
+//! fields and locals bound to them (a call `x.m()` on another local is not an edge; `uri_cuts` alone
+//! resolves one on a typed parameter), calls on trait objects and generics but for `senders`' and
+//! `delegation`'s (a parameter `p: &dyn T` or `p: impl T` is not followed), trait default methods
+//! as functions (only `senders` reads their calls; `delegation` keeps their names), closures given
+//! to `tokio::spawn` as separate
 //! code, `Deref` targets, which key of a map an access uses (but the type that keys a typed map's
 //! entry of client data), values returned by helpers other than
 //! the state and a request built from an id parameter, a request id kept in a field or passed
@@ -83,6 +92,7 @@ pub mod request_state;
 pub mod requests;
 pub mod retries;
 pub mod roots;
+pub mod senders;
 pub mod state;
 pub mod uri_cuts;
 
@@ -136,6 +146,8 @@ pub struct FileFacts {
     pub retry_defaults: Vec<retries::RetryFacts>,
     /// Traits, generics and trait impls (`delegation`).
     pub delegation: delegation::FileDelegation,
+    /// Traits, type aliases and the MCP method strings of trait impls' consts (`senders`).
+    pub traits: senders::TraitFacts,
 }
 
 /// `use target as alias;` (or `use target;`, or `use target::*;` with `glob`), in `module`.
@@ -184,6 +196,8 @@ pub struct ImplFact {
     pub module: Vec<String>,
     /// The trait's last segment (`ServerHandler`).
     pub trait_: Option<String>,
+    /// The trait's path as written (`rmcp::ServerHandler`), empty for an inherent impl.
+    pub trait_path: Vec<String>,
     /// The self type's path as written (`Indexer`, `crate::srv::Indexer`).
     pub self_ty: Vec<String>,
     /// Server code by its attributes (`#[tool_router]`, `#[tool_handler]`, …) or trait.
@@ -252,6 +266,9 @@ pub struct FnFact {
     /// In a handler override: the calls on a `self` field (or a local bound to one) given some of
     /// its parameters (`delegation`).
     pub delegations: Vec<delegation::Delegation>,
+    /// The requests it sends by their method (`senders`): only in files with the words of a
+    /// server-sent request, and where it is generic, its trait consts made a request's method.
+    pub sends: Option<Box<senders::SendFacts>>,
 }
 
 #[derive(Debug, Clone)]
@@ -412,6 +429,8 @@ pub struct CrateModel {
     /// `retries`' id and sent parameters of every function, computed on first use.
     retry_bits: OnceLock<Vec<(u32, u32)>>,
     roots: OnceLock<roots::RootsFlow>,
+    /// `senders`' traits and what each function sends, computed on first use.
+    senders: OnceLock<senders::Senders>,
 }
 
 fn key(module: &[String], name: &str) -> String {

@@ -59,11 +59,34 @@ pub fn method_args(cx: &Cx, args: &[&Expr]) -> Vec<(usize, String, Range<usize>)
 /// an `"id"` (`"method": method`, `"method": method.to_string()`).
 pub fn json_request_method_names(tokens: &TokenStream) -> Vec<String> {
     let mut out = Vec::new();
-    object_method_names(tokens, &mut out);
+    object_methods(tokens, false, &mut |value| {
+        if let Some(TokenTree::Ident(name)) = value.first()
+            && (value.len() == 1 || matches!(value.get(1), Some(TokenTree::Punct(p)) if p.as_char() == '.'))
+        {
+            out.push(name.to_string());
+        }
+    });
     out
 }
 
-fn object_method_names(tokens: &TokenStream, out: &mut Vec<String>) {
+/// In a `json!` body, the string literals that are the whole `"method"` value of an object that
+/// also has an `"id"`, with their spans; not under `"inputRequests"` (MRTR input requests are not
+/// sent).
+pub fn json_request_method_literals(tokens: &TokenStream) -> Vec<(String, proc_macro2::Span)> {
+    let mut out = Vec::new();
+    object_methods(tokens, true, &mut |value| {
+        if let [TokenTree::Literal(l)] = value
+            && let Ok(syn::Lit::Str(s)) = syn::parse2::<syn::Lit>(TokenTree::Literal(l.clone()).into())
+        {
+            out.push((s.value(), l.span()));
+        }
+    });
+    out
+}
+
+/// Calls `found` with the value (up to the next top-level comma) of each `"method"` key of an
+/// object that also has an `"id"`; with `skip_input`, not in the value of an `"inputRequests"` key.
+fn object_methods(tokens: &TokenStream, skip_input: bool, found: &mut dyn FnMut(&[TokenTree])) {
     let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
     let is_key = |t: &TokenTree, key: &str| matches!(t, TokenTree::Literal(l) if l.to_string() == format!("\"{key}\""));
     let is_colon = |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == ':');
@@ -71,19 +94,18 @@ fn object_method_names(tokens: &TokenStream, out: &mut Vec<String>) {
     for (i, t) in trees.iter().enumerate() {
         match t {
             TokenTree::Group(g) if matches!(g.delimiter(), Delimiter::Brace | Delimiter::Bracket) => {
-                object_method_names(&g.stream(), out);
+                let input = i >= 2 && is_key(&trees[i - 2], "inputRequests") && is_colon(trees.get(i - 1));
+                if !(skip_input && input) {
+                    object_methods(&g.stream(), skip_input, found);
+                }
             }
             _ if has_id && is_key(t, "method") && is_colon(trees.get(i + 1)) => {
-                // The value up to the next top-level comma: one name, maybe `.to_string()` after it.
-                let value: Vec<&TokenTree> = trees[i + 2..]
+                let value: Vec<TokenTree> = trees[i + 2..]
                     .iter()
                     .take_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+                    .cloned()
                     .collect();
-                if let Some(TokenTree::Ident(name)) = value.first()
-                    && (value.len() == 1 || matches!(value.get(1), Some(TokenTree::Punct(p)) if p.as_char() == '.'))
-                {
-                    out.push(name.to_string());
-                }
+                found(&value);
             }
             _ => {}
         }
@@ -225,5 +247,10 @@ mod tests {
         assert!(names(r#"{"method": method, "params": p}"#).is_empty());
         assert!(names(r#"{"id": 1, "method": format!("{}", m)}"#).is_empty());
         assert_eq!(names(r#"[{"id": 1, "method": a}, {"method": b}]"#), ["a"]);
+        let literals = |src: &str| -> Vec<String> {
+            json_request_method_literals(&src.parse().unwrap()).into_iter().map(|(v, _)| v).collect()
+        };
+        assert_eq!(literals(r#"{"id": 1, "method": "ping"}"#), ["ping"]);
+        assert!(literals(r#"{"inputRequests": {"a": {"method": "elicitation/create"}}}"#).is_empty());
     }
 }

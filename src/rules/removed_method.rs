@@ -14,6 +14,9 @@
 //!   method: a `match` arm or comparison on a method, an argument of a sending or registering call,
 //!   a `method:` field (`rust_fn` walk, `method_call`, `call`, `struct_lit`);
 //! - JSON (files and `json!` bodies): `"method": "<removed>"` (`json_node`);
+//! - the crate model (`rust_crate`): a method literal handed to a crate function that makes it a
+//!   request's method, and a trait const's value in an impl when a generic function sends that
+//!   const as a request's method (`model::senders::trait_const_methods`);
 //! - SDK names: `ClientRequest::InitializeRequest`, `ClientRequest::PingRequest`,
 //!   `ClientNotification::InitializedNotification`, … in expressions and patterns, rmcp client calls
 //!   `notify_initialized()`, `set_level(SetLevelRequestParams ..)`, `subscribe(SubscribeRequestParams ..)`.
@@ -152,6 +155,7 @@ impl Rule for RemovedMethod {
         handler_overrides(cx, model);
         delegated_handlers(cx, model);
         sent_through_helpers(cx, model);
+        trait_const_methods(cx, model);
     }
 
     fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall, name: &str) {
@@ -448,6 +452,38 @@ fn sent_through_helpers(cx: &mut CrateCx, model: &CrateModel) {
             file,
             sent.range.clone(),
             format!("sent as a request: {via}; the `{}` method was removed in MCP 2026-07-28", r.wire),
+            "sent as a method",
+        )
+        .help(r.help);
+    }
+}
+
+/// A trait const's value that a generic function of the crate sends as a request's method
+/// (`impl Command for Initialize { const NAME: &str = "initialize"; }` with `fn execute<C: Command>`
+/// sending `C::NAME`). Distinctive strings are reported wherever they are (`lit_str`).
+fn trait_const_methods(cx: &mut CrateCx, model: &CrateModel) {
+    for c in model.trait_const_methods() {
+        let Some(r) = removed(c.value) else { continue };
+        // A `ping` sent by server code is `server-initiated-request`'s.
+        let server_ping = r.wire == PING && model.role(c.sender) == Role::Server && !model.func(c.sender).test;
+        if !r.generic || server_ping {
+            continue;
+        }
+        let (source, crate_ctx) = (cx.files[c.file].file, cx.files[c.file].crate_ctx);
+        if r.needs_evidence && !is_mcp_code(&source.text, crate_ctx, model.files[c.file].role) {
+            continue;
+        }
+        let sender = model.func(c.sender);
+        let sender_file = cx.files[model.file_of(c.sender)].file;
+        let line = sender_file.lines.line_col(&sender_file.text, sender.name_range.start).line;
+        cx.report(
+            &META,
+            c.file,
+            c.range.clone(),
+            format!(
+                "this `{}::{}` is sent as a request's method by `{}` ({}:{line}), generic over `{}`; the `{}` method was removed in MCP 2026-07-28",
+                c.trait_, c.name, sender.name, sender_file.display, c.trait_, r.wire
+            ),
             "sent as a method",
         )
         .help(r.help);

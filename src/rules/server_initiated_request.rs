@@ -16,6 +16,10 @@
 //! - hand-rolled JSON-RPC: a `json!` object or struct literal with one of the methods and an `id`,
 //!   a request-sending call (`send_request("elicitation/create", …)`) with the method string (also
 //!   through a `const` of the file);
+//! - the crate's own request code (`rust_crate`, the crate model): a method literal handed to a
+//!   crate function that makes it a request's method, and a call of a crate function that sends one
+//!   of the requests, itself or through its callees, trait objects of the crate's traits and
+//!   trait default methods included (`model::senders`);
 //! - in JSON files, an object with `"method": "sampling/createMessage"` or `"elicitation/create"`
 //!   and an `id` (not under `inputRequests`); in transcripts, any other server-to-client request and
 //!   any client-to-server response.
@@ -229,9 +233,11 @@ impl Rule for ServerInitiatedRequest {
     }
 
     /// A method literal handed to the crate's own function that sends it as a request
-    /// (`self.dispatch("sampling/createMessage", p)`); calls named like a sending verb were
-    /// reported by `check_send_args` already.
+    /// (`self.dispatch("sampling/createMessage", p)`; calls named like a sending verb were
+    /// reported by `check_send_args` already), and a call of the crate's own function that sends
+    /// one (`requester.sample(p)`, `self.elicit_form(p)`: `model::senders`).
     fn rust_crate(&self, cx: &mut CrateCx, model: &CrateModel) {
+        sender_calls(cx, model);
         for sent in model.sent_method_literals() {
             let role = model.role(sent.caller);
             // A test's `ping` goes to the server under test (`removed-method`'s).
@@ -311,6 +317,73 @@ impl Rule for ServerInitiatedRequest {
                 }
                 _ => {}
             }
+        }
+    }
+}
+
+/// Calls of the crate's functions that send one of the requests, itself or through the functions
+/// it calls, from code that is not a client's (a test's `ping` goes to the server under test). A
+/// call on a trait object (or on `self` in a trait's default method) names the crate's impls that
+/// send.
+fn sender_calls(cx: &mut CrateCx, model: &CrateModel) {
+    let mut calls = model.sender_calls();
+    calls.sort_by_key(|c| (c.file, c.range.start));
+    for group in calls.chunk_by(|a, b| a.file == b.file && a.range == b.range) {
+        let call = &group[0];
+        let server_ping = call.role == Role::Server && !call.test;
+        let mut methods: Vec<&str> = Vec::new();
+        let mut senders = Vec::new();
+        for c in group {
+            let sent: Vec<&str> =
+                c.methods.iter().copied().filter(|m| METHODS.contains(m) && (*m != PING || server_ping)).collect();
+            if sent.is_empty() {
+                continue;
+            }
+            for m in sent {
+                if !methods.contains(&m) {
+                    methods.push(m);
+                }
+            }
+            let callee = model.func(c.callee);
+            let callee_file = cx.files[model.file_of(c.callee)].file;
+            let line = callee_file.lines.line_col(&callee_file.text, callee.name_range.start).line;
+            let owner = model.owner(c.callee).and_then(|o| o.rsplit("::").next());
+            let name = owner.map_or_else(|| callee.name.clone(), |o| format!("{o}::{}", callee.name));
+            senders.push(format!("`{name}` ({}:{line})", callee_file.display));
+        }
+        if methods.is_empty() {
+            continue;
+        }
+        let shown = methods.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(" and ");
+        let impls = if senders.len() > 2 {
+            format!("{}, {} and {} more", senders[0], senders[1], senders.len() - 2)
+        } else {
+            senders.join(" and ")
+        };
+        let plural = if senders.len() > 1 { "s" } else { "" };
+        let verb = if senders.len() > 1 { "send" } else { "sends" };
+        let method = &model.func(call.callee).name;
+        let called = match (call.trait_, call.caller) {
+            (Some(t), Some(_)) => format!("`{method}` on a `dyn {t}`, whose impl{plural} {impls} {verb}"),
+            (Some(t), None) => format!(
+                "`{method}` of the `{t}` impl it is a default method of; the crate's impl{plural} {impls} {verb}"
+            ),
+            (None, _) => format!("{impls}, which {verb}"),
+        };
+        let rmcp = cx.files[call.file].crate_ctx.uses(Sdk::Rmcp);
+        let d = cx.report(
+            &META,
+            call.file,
+            call.range.clone(),
+            format!(
+                "this calls {called} {shown} to the client as a request; server-initiated requests were removed in MCP 2026-07-28"
+            ),
+            format!("sends {shown} to the client"),
+        );
+        if methods == [PING] {
+            d.help(PING_HELP);
+        } else if !rmcp {
+            d.help(WIRE_HELP);
         }
     }
 }

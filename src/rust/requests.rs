@@ -43,6 +43,20 @@ pub fn is_send_verb(name: &str) -> bool {
     REQUEST_VERBS.contains(&name) || NOTIFICATION_VERBS.contains(&name)
 }
 
+/// `ServerRequest` variants (rmcp's and pmcp-style short names) that carry a request the server
+/// sends to the client, with its method.
+pub const SERVER_REQUEST_VARIANTS: &[(&str, &str)] = &[
+    ("CreateMessageRequest", "sampling/createMessage"),
+    ("CreateMessage", "sampling/createMessage"),
+    ("CreateElicitationRequest", "elicitation/create"),
+    ("ElicitRequest", "elicitation/create"),
+    ("ElicitationRequest", "elicitation/create"),
+    ("Elicit", "elicitation/create"),
+    ("ElicitInput", "elicitation/create"),
+    ("PingRequest", "ping"),
+    ("Ping", "ping"),
+];
+
 /// Types of function parameters that are the server's handle to its client (rmcp `Peer<RoleServer>`,
 /// rust-mcp-sdk `Arc<dyn McpServer>`, …): a call on such a parameter is the SDK's.
 const PEER_TYPES: &[&str] = &["Peer", "McpServer", "ServerRuntime", "RequestContext", "ServerHandle", "ClientHandle"];

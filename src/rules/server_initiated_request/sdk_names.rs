@@ -108,17 +108,7 @@ pub(super) const PARAM_TYPES: &[&str] = &[
 ];
 
 /// `ServerRequest::<variant>` spellings (rmcp, rust-mcp-schema, pmcp) and the method each sends.
-pub(super) const SERVER_REQUEST_VARIANTS: &[(&str, &str)] = &[
-    ("CreateMessageRequest", SAMPLING),
-    ("CreateMessage", SAMPLING),
-    ("CreateElicitationRequest", ELICITATION),
-    ("ElicitRequest", ELICITATION),
-    ("ElicitationRequest", ELICITATION),
-    ("Elicit", ELICITATION),
-    ("ElicitInput", ELICITATION),
-    ("PingRequest", PING),
-    ("Ping", PING),
-];
+pub(super) use crate::rust::requests::SERVER_REQUEST_VARIANTS;
 
 /// Request types that, handed to a request-sending call, send their method.
 pub(super) const REQUEST_TYPES: &[(&str, &str)] = &[
