@@ -127,17 +127,13 @@ impl SentMethod<'_> {
     /// (src/context.rs:308) makes its `method` parameter the method of a JSON-RPC request".
     pub fn via(&self, model: &CrateModel, cx: &CrateCx) -> String {
         let callee = model.func(self.callee);
-        let file = cx.files[model.file_of(self.callee)].file;
-        let line = file.lines.line_col(&file.text, callee.name_range.start).line;
+        let at = cx.place(model.file_of(self.callee), callee.name_range.start);
         let bits = model.request_method_params(self.callee);
         let param = (0..callee.params.len().min(32))
             .find(|i| bits & (1 << i) != 0)
             .and_then(|i| callee.params[i].name.as_deref())
             .map_or(String::new(), |p| format!(" `{p}`"));
-        format!(
-            "`{}` ({}:{line}) makes its parameter{param} the method of a JSON-RPC request",
-            callee.name, file.display
-        )
+        format!("`{}` ({at}) makes its parameter{param} the method of a JSON-RPC request", callee.name)
     }
 }
 

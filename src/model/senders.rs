@@ -136,8 +136,13 @@ impl BodySends {
 
     /// `let name = <init>`: a local bound to a `self` field through unwrapping accessors.
     pub fn bind(&mut self, pat: &syn::Pat, init: &Expr) {
+        // Most `let`s bind no field and shadow none (this runs for every `let` of every function).
+        let path = unwrapped_self_path(init);
+        if path.is_none() && self.field_locals.is_empty() {
+            return;
+        }
         let Some(name) = super::state::bound_name(pat) else { return };
-        match unwrapped_self_path(init) {
+        match path {
             Some(path) => self.field_locals.insert(name, path),
             None => self.field_locals.remove(&name),
         };
@@ -153,7 +158,9 @@ impl BodySends {
     /// The field path a method call's receiver is bound to, if it is such a local.
     pub fn field_local(&self, receiver: &Expr) -> Option<Vec<String>> {
         let Expr::Path(p) = receiver else { return None };
-        self.field_locals.get(&p.path.get_ident()?.to_string()).cloned()
+        let ident = p.path.get_ident()?;
+        // Without allocating the name: this is asked for every method call on a plain name.
+        self.field_locals.iter().find(|(name, _)| ident == name.as_str()).map(|(_, path)| path.clone())
     }
 
     /// A call (`index` in `calls`, or `None` for one the model keeps no call of, on a receiver of

@@ -474,15 +474,14 @@ fn trait_const_methods(cx: &mut CrateCx, model: &CrateModel) {
             continue;
         }
         let sender = model.func(c.sender);
-        let sender_file = cx.files[model.file_of(c.sender)].file;
-        let line = sender_file.lines.line_col(&sender_file.text, sender.name_range.start).line;
+        let at = cx.place(model.file_of(c.sender), sender.name_range.start);
         cx.report(
             &META,
             c.file,
             c.range.clone(),
             format!(
-                "this `{}::{}` is sent as a request's method by `{}` ({}:{line}), generic over `{}`; the `{}` method was removed in MCP 2026-07-28",
-                c.trait_, c.name, sender.name, sender_file.display, c.trait_, r.wire
+                "this `{}::{}` is sent as a request's method by `{}` ({at}), generic over `{}`; the `{}` method was removed in MCP 2026-07-28",
+                c.trait_, c.name, sender.name, c.trait_, r.wire
             ),
             "sent as a method",
         )

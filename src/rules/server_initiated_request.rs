@@ -345,11 +345,10 @@ fn sender_calls(cx: &mut CrateCx, model: &CrateModel) {
                 }
             }
             let callee = model.func(c.callee);
-            let callee_file = cx.files[model.file_of(c.callee)].file;
-            let line = callee_file.lines.line_col(&callee_file.text, callee.name_range.start).line;
+            let at = cx.place(model.file_of(c.callee), callee.name_range.start);
             let owner = model.owner(c.callee).and_then(|o| o.rsplit("::").next());
             let name = owner.map_or_else(|| callee.name.clone(), |o| format!("{o}::{}", callee.name));
-            senders.push(format!("`{name}` ({}:{line})", callee_file.display));
+            senders.push(format!("`{name}` ({at})"));
         }
         if methods.is_empty() {
             continue;
