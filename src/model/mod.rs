@@ -431,6 +431,12 @@ pub struct CrateModel {
     roots: OnceLock<roots::RootsFlow>,
     /// `senders`' traits and what each function sends, computed on first use.
     senders: OnceLock<senders::Senders>,
+    /// The names a type with methods can be written by (`written_names`): a call `X::f()` whose `X`
+    /// is none of them (`Arc::new`, `String::from`) resolves to no method without a look-up.
+    method_owner_names: HashSet<String>,
+    /// The names a free function can be called by (`written_names`): a call of another name
+    /// (`Ok(..)`, `tokio::spawn(..)`, a method's `Type::f`) is no call of one.
+    free_fn_names: HashSet<String>,
 }
 
 fn key(module: &[String], name: &str) -> String {
@@ -476,10 +482,34 @@ impl CrateModel {
                 m.owner.push(owner);
             }
         }
+        let owners = m.methods.keys().map(|(ty, _)| ty.rsplit("::").next().unwrap_or(ty).to_owned()).collect();
+        m.method_owner_names = m.written_names(owners);
+        let free = m.free_fns.keys().map(|k| k.rsplit("::").next().unwrap_or(k).to_owned()).collect();
+        m.free_fn_names = m.written_names(free);
         m.callees = (0..m.fn_loc.len()).map(|_| OnceLock::new()).collect();
         m.handlers = m.find_handlers();
         m.variant_handlers = m.find_variant_handlers();
         m
+    }
+
+    /// Every name an item of one of these names can be written by in some module of the crate:
+    /// the names themselves and the aliases of the `use`s that lead to one, through chains of them
+    /// (`use crate::p::Provider as P;`). A path whose last name is none of them resolves to none of
+    /// the items, so it need not be followed through the modules.
+    pub fn written_names(&self, mut names: HashSet<String>) -> HashSet<String> {
+        loop {
+            let renamed: Vec<String> = self
+                .uses
+                .values()
+                .flatten()
+                .filter(|u| !u.glob && u.target.last().is_some_and(|t| names.contains(t)) && !names.contains(&u.alias))
+                .map(|u| u.alias.clone())
+                .collect();
+            if renamed.is_empty() {
+                return names;
+            }
+            names.extend(renamed);
+        }
     }
 
     pub fn fn_ids(&self) -> impl Iterator<Item = FnId> + '_ {
@@ -767,6 +797,9 @@ impl CrateModel {
             return self.methods.get(&(owner?.clone(), name.clone())).cloned();
         }
         if prefix.is_empty() {
+            if !self.free_fn_names.contains(name) {
+                return None;
+            }
             if let Some(found) = self.free_fns.get(&key(module, name)) {
                 return Some(found.clone());
             }
@@ -778,10 +811,14 @@ impl CrateModel {
             );
         }
         // `Type::f` or `module::f`.
-        if let Some(m) = self.resolve_module(module, prefix, 0)
+        if self.free_fn_names.contains(name)
+            && let Some(m) = self.resolve_module(module, prefix, 0)
             && let Some(found) = self.free_fns.get(&key(&m, name))
         {
             return Some(found.clone());
+        }
+        if !prefix.last().is_some_and(|t| self.method_owner_names.contains(t)) {
+            return None;
         }
         let ty = self.resolve_type(module, prefix);
         self.methods.get(&(ty, name.clone())).cloned()

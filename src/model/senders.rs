@@ -331,6 +331,13 @@ pub struct ConstMethod<'m> {
 #[derive(Debug, Default)]
 pub struct Senders {
     traits: HashSet<String>,
+    /// The names a crate trait can be written by in some module: the traits' own names and the
+    /// aliases of `use`s that lead to one (`use crate::p::Provider as P;`). Most impls are of other
+    /// crates' traits (`From`, `Display`, serde's): their paths end in no such name and are not
+    /// followed through the modules.
+    trait_names: HashSet<String>,
+    /// The method names of the crate traits' impls: a call by another name resolves to none of them.
+    impl_method_names: HashSet<String>,
     /// Alias key → (its module, the type as written).
     aliases: HashMap<String, (Vec<String>, String)>,
     /// Trait key → its impls (file, index in `impls`).
@@ -359,6 +366,8 @@ impl Senders {
                 s.aliases.insert(key(module, name), (module.clone(), ty.clone()));
             }
         }
+        s.trait_names = model
+            .written_names(model.files.iter().flat_map(|f| &f.delegation.traits).map(|t| t.name.clone()).collect());
         for (file, f) in model.files.iter().enumerate() {
             for (i, imp) in f.impls.iter().enumerate() {
                 if !imp.trait_path.is_empty()
@@ -378,6 +387,7 @@ impl Senders {
                     s.impl_fns.entry((file, imp)).or_default().push(id);
                 }
             }
+            s.impl_method_names = s.impl_fns.values().flatten().map(|&id| model.func(id).name.clone()).collect();
         }
         s.dyn_callees = if s.impls.is_empty() {
             vec![Vec::new(); model.fn_loc.len()]
@@ -392,6 +402,9 @@ impl Senders {
     /// The crate trait a path names in `module`.
     fn resolve_trait(&self, model: &CrateModel, module: &[String], path: &[String]) -> Option<String> {
         let (name, prefix) = path.split_last()?;
+        if !self.trait_names.contains(name) {
+            return None;
+        }
         let module = if prefix.is_empty() { module.to_vec() } else { model.resolve_module(module, prefix, 0)? };
         self.follow(model, &module, name, 0, &|k| self.traits.contains(k))
     }
@@ -498,6 +511,9 @@ impl Senders {
         let test = model.func(id).test;
         for (i, call) in model.func(id).calls.iter().enumerate() {
             let Callee::FieldMethod(path, name) = &call.callee else { continue };
+            if !self.impl_method_names.contains(name) {
+                continue;
+            }
             let Some((last, parents)) = path.split_last() else { continue };
             let Some(holder) = model.field_type(owner, parents) else { continue };
             let Some(fact) = model.type_fact(&holder) else { continue };
