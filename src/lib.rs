@@ -5,6 +5,7 @@
 //! (`rust::parse`, `json::parse`), analyze (`rust::visitor` offering nodes to `rules`) → per crate, the `model` for the rules
 //! that ask it → `report`.
 
+pub mod allocator;
 pub mod baseline;
 pub mod cli;
 pub mod config;

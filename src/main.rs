@@ -4,5 +4,6 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
+    mcp_lint::allocator::return_freed_pages();
     mcp_lint::cli::main()
 }
