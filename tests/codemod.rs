@@ -278,6 +278,23 @@ impl Srv {
     assert!(fixed.contains("use rmcp::service::{RequestContext, RoleServer};"), "{fixed}");
 }
 
+/// Roots that `on_initialized` stores through a copy of a field, in a task it spawns, into a value
+/// the server holds (`self.library.folders`): the model knows where they went, the cache rewrite
+/// does not take that shape, and the reason says so in the code's terms. Nothing is written.
+#[test]
+fn roots_stored_inside_another_value_are_left_naming_the_place() {
+    let dir = copy_crate("../rust/first-root-as-workspace/spawned_roots_task");
+    let before = sources(dir.path());
+    mcp_lint(dir.path())
+        .args(["fix", "--unsafe-fixes", "--allow-no-vcs", "--select", "server-roots-request", "."])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "the roots are requested in `on_initialized` and stored in `folders` of `Library`",
+        ));
+    assert_eq!(sources(dir.path()), before);
+}
+
 /// A crate with one file, `src/lib.rs`, fixed with `--unsafe-fixes`: the exit code, the summary and
 /// the file afterwards.
 fn fix_one_file(code: &str) -> (i32, String, String) {

@@ -234,6 +234,10 @@ pub(crate) struct Flow {
     pub(crate) sources: Option<Vec<SourceRef>>,
     /// How many closures the walk is inside (a `return` there leaves the closure).
     pub(crate) closures: usize,
+    /// Locals bound to an empty collection (`Vec::new()`), by their index in `scope`: a list the
+    /// function fills itself, which is a roots list when all it is given comes from roots
+    /// (`grow`). `true` once a push made it one.
+    empty_lists: Vec<(usize, bool)>,
 }
 
 /// What a `Kind::Source` is: a place under `self`, or a call whose result the function uses.
@@ -263,6 +267,51 @@ impl Flow {
 
     pub(crate) fn reset(&mut self, mark: usize) {
         self.scope.truncate(mark);
+        self.empty_lists.retain(|(i, _)| *i < mark);
+    }
+
+    /// After `let pat = init;`: a name bound to an empty collection may be filled from roots.
+    fn note_empty_list(&mut self, pat: &Pat, init: &Expr) {
+        if matches!(strip_pat(pat), Pat::Ident(_)) && is_empty_collection(init) {
+            self.empty_lists.push((self.scope.len() - 1, false));
+        }
+    }
+
+    /// `list.push(item)`, `list.extend(items)` on a local bound to an empty collection: while all
+    /// it is given comes from roots, it is a list of what it was given (`found.push(path)` of each
+    /// root's path); anything else given makes it unknown again, and for good.
+    fn grow(&mut self, m: &syn::ExprMethodCall) {
+        let adds_one = ["push", "push_back", "insert"].iter().any(|n| m.method == n);
+        if !(adds_one || m.method == "extend") || m.args.len() != 1 {
+            return;
+        }
+        let Expr::Path(p) = strip(&m.receiver) else { return };
+        let Some(ident) = p.path.get_ident() else { return };
+        let Some(index) = self.scope.iter().rposition(|(n, _)| ident == n) else { return };
+        let Some(slot) = self.empty_lists.iter().position(|(i, _)| *i == index) else { return };
+        let given = self.kind_of(&m.args[0]);
+        let elem = match given {
+            Some(k @ (Kind::Root | Kind::RootStr | Kind::RootPath)) if adds_one => Some(k.elem()),
+            Some(Kind::List(e)) if !adds_one => Some(e),
+            _ => None,
+        };
+        let (_, grown) = self.empty_lists[slot];
+        match (elem, self.scope[index].1) {
+            (Some(e), None) => {
+                self.scope[index].1 = Some(Kind::List(e));
+                self.empty_lists[slot].1 = true;
+            }
+            (Some(e), Some(Kind::List(had))) if grown && had != e => {
+                self.scope[index].1 = Some(Kind::List(Elem::Other));
+            }
+            (Some(_), _) => {}
+            (None, _) => {
+                if grown {
+                    self.scope[index].1 = None;
+                }
+                self.empty_lists.remove(slot);
+            }
+        }
     }
 
     /// The innermost binding of `name`: a `str`, or an identifier compared in place.
@@ -551,6 +600,8 @@ impl Flow {
                 _ => Some(Kind::Path),
             },
             "file_name" | "file_stem" | "extension" => Some(Kind::Str),
+            // `Url::to_file_path`, the decoding conversion of a `file://` URI.
+            "to_file_path" => rk.filter(|k| k.rooted() && !k.is_list()).map(|_| Kind::RootPath),
             // `String::as_str`, `Value::as_str`, `Url::as_str`, `Display::to_string`: a string.
             "as_str" | "to_string" => match rk {
                 Some(Kind::RootNamed) => Some(Kind::RootStr),
@@ -586,6 +637,10 @@ impl Flow {
 
     fn call_kind(&mut self, c: &syn::ExprCall) -> Option<Kind> {
         let Expr::Path(func) = strip(&c.func) else { return None };
+        // A new empty list is no helper's result; what it holds is told by what is pushed (`grow`).
+        if is_empty_call(c) {
+            return None;
+        }
         let p = &func.path;
         // `tokio::time::timeout(d, fut)`: what the future gives (under an `Ok`).
         if p.segments.last().is_some_and(|s| s.ident == "timeout") && c.args.len() == 2 {
@@ -606,6 +661,10 @@ impl Flow {
                 return Some(Kind::SourceItem(i));
             }
             return Some(if k.is_some_and(Kind::rooted) { Kind::RootPath } else { Kind::Path });
+        }
+        // `Url::parse(&root.uri)`: the root's URI, parsed; `to_file_path()` makes it a path.
+        if (is(&["Url", "parse"]) || is(&["Url", "from_str"])) && self.kind_of(arg).is_some_and(Kind::rooted) {
+            return Some(Kind::RootStr);
         }
         if is(&["String", "from"]) || is(&["Cow", "from"]) || is(&["Cow", "Borrowed"]) || is(&["Cow", "Owned"]) {
             return Some(self.kind_of(arg).filter(|k| k.is_str()).unwrap_or(Kind::Str));
@@ -695,6 +754,31 @@ pub(crate) fn mentions_separator(tokens: &TokenStream) -> bool {
     })
 }
 
+/// `Vec::new()`, `Vec::with_capacity(n)`, `vec![]`, `HashSet::new()`, …: a collection that starts
+/// empty.
+fn is_empty_collection(e: &Expr) -> bool {
+    match strip(e) {
+        Expr::Call(c) => is_empty_call(c),
+        Expr::Macro(m) => m.mac.path.is_ident("vec") && m.mac.tokens.is_empty(),
+        _ => false,
+    }
+}
+
+/// `Vec::new()`, `HashSet::with_capacity(n)`, …
+fn is_empty_call(c: &syn::ExprCall) -> bool {
+    const COLLECTIONS: &[&str] = &["Vec", "VecDeque", "HashSet", "BTreeSet", "IndexSet"];
+    let Expr::Path(p) = strip(&c.func) else { return false };
+    let segments = &p.path.segments;
+    let n = segments.len();
+    n >= 2
+        && COLLECTIONS.iter().any(|t| segments[n - 2].ident == t)
+        && match c.args.len() {
+            0 => segments[n - 1].ident == "new",
+            1 => segments[n - 1].ident == "with_capacity",
+            _ => false,
+        }
+}
+
 /// Two kinds a value may have (two arms, two branches): the one known, or the same.
 fn merge(a: Option<Kind>, b: Option<Kind>) -> Option<Kind> {
     match (a, b) {
@@ -710,6 +794,12 @@ fn merge(a: Option<Kind>, b: Option<Kind>) -> Option<Kind> {
 /// `["a", "b"]` for `self.a.b`, through guards and accessors (`self.a.lock().unwrap().b`,
 /// `*self.a.read().await`).
 pub(crate) fn self_path(e: &Expr) -> Option<Vec<String>> {
+    self_path_via(e, |_| None)
+}
+
+/// `self_path`, where a local may stand for a `self` place (`let shared = self.shared.clone();`
+/// … `shared.dirs`): `local` gives the place a name stands for.
+pub(crate) fn self_path_via<'p>(e: &Expr, local: impl Fn(&syn::Ident) -> Option<&'p [String]>) -> Option<Vec<String>> {
     let mut path = Vec::new();
     let mut e = e;
     loop {
@@ -720,6 +810,12 @@ pub(crate) fn self_path(e: &Expr) -> Option<Vec<String>> {
                 &f.base
             }
             Expr::Path(_) if is_self(e) && !path.is_empty() => {
+                path.reverse();
+                return Some(path);
+            }
+            Expr::Path(p) if !path.is_empty() && p.qself.is_none() => {
+                let base = local(p.path.get_ident()?)?;
+                path.extend(base.iter().rev().cloned());
                 path.reverse();
                 return Some(path);
             }
@@ -858,7 +954,8 @@ impl<'s, S: Sink> Walker<'s, S> {
         sources: Option<Vec<SourceRef>>,
         sink: &'s mut S,
     ) -> Option<Vec<SourceRef>> {
-        let flow = Flow { scope: Vec::new(), fields, from_request: Vec::new(), sources, closures: 0 };
+        let flow =
+            Flow { scope: Vec::new(), fields, from_request: Vec::new(), sources, closures: 0, empty_lists: Vec::new() };
         let mut w = Walker { flow, sink };
         w.flow.bind_params(sig);
         for stmt in &body.stmts {
@@ -911,6 +1008,7 @@ impl<'ast, S: Sink> Visit<'ast> for Walker<'_, S> {
         let k = self.flow.kind_of(&init.expr);
         self.flow.bind_pat(&l.pat, k);
         self.flow.note_binding(&l.pat, &init.expr);
+        self.flow.note_empty_list(&l.pat, &init.expr);
     }
 
     fn visit_expr(&mut self, e: &'ast Expr) {
@@ -998,6 +1096,7 @@ impl<'ast, S: Sink> Visit<'ast> for Walker<'_, S> {
                         _ => self.visit_expr(arg),
                     }
                 }
+                self.flow.grow(m);
             }
             _ => visit::visit_expr(self, e),
         }

@@ -200,6 +200,27 @@ struct Stores<'c, 'a> {
     guards: Vec<(String, Vec<String>)>,
 }
 
+/// Whether a place expression goes through a lock's write access (`x.dirs.write().await`,
+/// `x.dirs.lock().unwrap()`).
+fn through_lock(e: &Expr) -> bool {
+    const LOCKS: &[&str] = &["write", "lock", "borrow_mut", "blocking_write", "blocking_lock"];
+    let mut e = e;
+    loop {
+        e = match e {
+            Expr::MethodCall(m) if LOCKS.iter().any(|n| m.method == n) && m.args.is_empty() => return true,
+            Expr::MethodCall(m) => &m.receiver,
+            Expr::Field(f) => &f.base,
+            Expr::Paren(p) => &p.expr,
+            Expr::Group(g) => &g.expr,
+            Expr::Reference(r) => &r.expr,
+            Expr::Try(t) => &t.expr,
+            Expr::Await(a) => &a.base,
+            Expr::Unary(u) => &u.expr,
+            _ => return false,
+        };
+    }
+}
+
 /// Methods that add their argument to a list (`allowed.push(dir)`, `dirs.extend(roots)`).
 const ADD_METHODS: &[&str] = &["push", "extend", "append", "extend_from_slice"];
 
@@ -209,6 +230,18 @@ const STORE_METHODS: &[&str] =
     &["set", "replace", "insert", "store", "send", "send_replace", "swap", "get_or_init", "get_or_try_init"];
 
 impl Stores<'_, '_> {
+    /// The `self` place an expression names, directly or through a local bound to one
+    /// (`shared.dirs` after `let shared = self.shared.clone()`).
+    /// Through a local, only a write behind a lock counts: the local may be a clone, and only a
+    /// lock (in an `Arc`, as a clone shares it) makes the write reach the server's own value.
+    fn place(&self, e: &Expr) -> Option<Vec<String>> {
+        flow::self_path(e).or_else(|| {
+            let guard =
+                |ident: &syn::Ident| self.guards.iter().rev().find(|(g, _)| ident == g).map(|(_, p)| p.as_slice());
+            through_lock(e).then(|| flow::self_path_via(e, guard)).flatten()
+        })
+    }
+
     fn record(&mut self, path: Vec<String>, kind: Option<Kind>) {
         if let Some(k) = kind.filter(|k| k.is_list())
             && !self.out.iter().any(|(p, _)| *p == path)
@@ -241,7 +274,7 @@ impl Stores<'_, '_> {
                     .get_ident()
                     .and_then(|i| self.guards.iter().rev().find(|(g, _)| i == g))
                     .map(|(_, path)| path.clone()),
-                other => flow::self_path(other),
+                other => self.place(other),
             };
             if let Some(path) = path {
                 let k = match flow.kind_of(&m.args[0]) {
@@ -268,7 +301,7 @@ impl Stores<'_, '_> {
                     },
                     _ => None,
                 };
-                if let Some(path) = flow::self_path(&a.left).or(guarded) {
+                if let Some(path) = self.place(&a.left).or(guarded) {
                     let k = flow.kind_of(&a.right);
                     self.record(path, k);
                 }
@@ -282,7 +315,7 @@ impl Stores<'_, '_> {
                 }
             }
             Expr::MethodCall(m) if STORE_METHODS.iter().any(|n| m.method == n) && m.args.len() == 1 => {
-                if let Some(path) = flow::self_path(&m.receiver) {
+                if let Some(path) = self.place(&m.receiver) {
                     let k = match strip(&m.args[0]) {
                         Expr::Closure(c) => flow.kind_of(&c.body),
                         arg => flow.kind_of(arg),

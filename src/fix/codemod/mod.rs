@@ -380,14 +380,20 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
         } else if handler::is_handler(site) {
             handler_jobs.entry(*fi).or_default();
         } else if site.impl_trait.is_some() {
-            refuse_fn(
-                &mut out,
-                *fi,
-                format!(
+            // The model may know a store the cache shape does not take (through a local copy of a
+            // field, inside a value the server holds): say where the roots went.
+            let why = match purposes.roots_store(*fi) {
+                Some((ty, place)) => format!(
+                    "the roots are requested in `{}` and stored in `{place}` of `{ty}`; the codemod migrates only a \
+                     list the function keeps in a field of the server itself (`self.<field>.write()` or `.lock()`)",
+                    site.name()
+                ),
+                None => format!(
                     "the roots are requested in `{}` but not stored in a field of the server that tools read",
                     site.name()
                 ),
-            );
+            };
+            refuse_fn(&mut out, *fi, why);
         } else {
             let name = site.name();
             let callers: Vec<usize> =

@@ -87,6 +87,14 @@ impl Purposes {
         self.model.roots().places().find(|(_, _, writer)| *writer == id).map(|(_, path, _)| path.join("."))
     }
 
+    /// `roots_place` with the type that holds the place: (`Shared`, `dirs`).
+    pub fn roots_store(&self, f: usize) -> Option<(String, String)> {
+        let id = self.ids(&[f]).first().copied()?;
+        let (ty, path, _) = self.model.roots().places().find(|(_, _, writer)| *writer == id)?;
+        let ty = ty.rsplit("::").next().unwrap_or(ty);
+        Some((ty.to_owned(), path.join(".")))
+    }
+
     /// Whether the function is test code (`#[test]`, `#[tokio::test]`, `#[cfg(test)]`).
     pub fn is_test(&self, f: usize, site: &FnSite) -> bool {
         crate::rust::test_code::is_test_attr(site.attrs)
