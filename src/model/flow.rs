@@ -450,7 +450,20 @@ impl Flow {
                     // An MCP `uri` (a resource's, a request's) is a `String`.
                     _ => Some(Kind::Str),
                 },
-                _ => self.source(|| self_path(e).map(SourceRef::Field)),
+                syn::Member::Named(i) => match self_path(e) {
+                    Some(path) => self.source(|| Some(SourceRef::Field(path))),
+                    // `state.folders` where `state` holds `self.inner` (a guard, a clone):
+                    // `self.inner.folders`.
+                    None => {
+                        let Some(Kind::Source(base)) = self.kind_of(&f.base) else { return None };
+                        let Some(SourceRef::Field(p)) = self.sources.as_ref()?.get(usize::from(base)) else {
+                            return None;
+                        };
+                        let path = [&p[..], &[i.to_string()]].concat();
+                        self.source(|| Some(SourceRef::Field(path)))
+                    }
+                },
+                syn::Member::Unnamed(_) => None,
             },
             Expr::Index(i) => {
                 let base = self.kind_of(&i.expr);
@@ -800,6 +813,19 @@ pub(crate) fn self_path(e: &Expr) -> Option<Vec<String>> {
 /// `self_path`, where a local may stand for a `self` place (`let shared = self.shared.clone();`
 /// … `shared.dirs`): `local` gives the place a name stands for.
 pub(crate) fn self_path_via<'p>(e: &Expr, local: impl Fn(&syn::Ident) -> Option<&'p [String]>) -> Option<Vec<String>> {
+    let (base, members) = place_parts(e)?;
+    if members.is_empty() {
+        return None;
+    }
+    if base == "self" {
+        return Some(members);
+    }
+    Some([local(base)?, &members[..]].concat())
+}
+
+/// The name a place expression starts from (`self`, a local, a parameter) and the members after
+/// it, through guards and accessors: `inner.lock().unwrap().folders` → (`inner`, `["folders"]`).
+pub(crate) fn place_parts(e: &Expr) -> Option<(&syn::Ident, Vec<String>)> {
     let mut path = Vec::new();
     let mut e = e;
     loop {
@@ -809,15 +835,9 @@ pub(crate) fn self_path_via<'p>(e: &Expr, local: impl Fn(&syn::Ident) -> Option<
                 path.push(i.to_string());
                 &f.base
             }
-            Expr::Path(_) if is_self(e) && !path.is_empty() => {
+            Expr::Path(p) if p.qself.is_none() => {
                 path.reverse();
-                return Some(path);
-            }
-            Expr::Path(p) if !path.is_empty() && p.qself.is_none() => {
-                let base = local(p.path.get_ident()?)?;
-                path.extend(base.iter().rev().cloned());
-                path.reverse();
-                return Some(path);
+                return Some((p.path.get_ident()?, path));
             }
             Expr::MethodCall(m)
                 if TRANSPARENT.iter().any(|n| m.method == n) || m.method == "get" && m.args.is_empty() =>

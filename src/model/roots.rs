@@ -8,7 +8,8 @@
 //! cannot place itself (a field of `self`, a helper's result) is kept as a source
 //! (`SourceFact`) that `RootsFlow` resolves over the whole crate: a place is the client's roots when
 //! a method of its type (or of the type holding it, `self.inner.roots` through `Arc<Inner>`)
-//! stores a roots list there, in any file; a call gives roots when every function it resolves to
+//! stores a roots list there, in any file (also through a shared copy of a field, or behind a lock
+//! in a parameter that a method hands such a copy: `param_stores`); a call gives roots when every function it resolves to
 //! returns a roots list (through a `match`, `?`, `if let`, `let … else`, `tokio::time::timeout`, or
 //! another such helper or place). What the code does not show stays unknown: a use is only
 //! reported (`RootsFlow::uses`) when its list is the client's roots locally (by type, field, name,
@@ -150,7 +151,7 @@ fn fields_of(cx: &Cx, file: &syn::File) -> Vec<(String, Elem)> {
     if !roots_search().is_match(&cx.file.text) {
         return Vec::new();
     }
-    let mut stores = Stores { cx, out: Vec::new(), guards: Vec::new() };
+    let mut stores = Stores { cx, out: Vec::new(), params: Vec::new(), param_out: Vec::new(), guards: Vec::new() };
     for_each_fn(&file.items, &mut |sig, body| {
         // A field is recorded only when given a roots list (`Kind::List`); with no fields known yet,
         // that needs a sign of roots in the function's own text.
@@ -196,8 +197,17 @@ fn for_each_fn(items: &[syn::Item], f: &mut dyn FnMut(&syn::Signature, &syn::Blo
 struct Stores<'c, 'a> {
     cx: &'c Cx<'a>,
     out: Vec<(Vec<String>, Kind)>,
+    /// The function's parameter names, and what it stores behind them (`RootsFacts::param_stores`).
+    params: Vec<String>,
+    param_out: Vec<(String, Vec<String>, Kind)>,
     /// Locals bound to a `self` place (`let mut allowed = self.allowed.write().await`).
     guards: Vec<(String, Vec<String>)>,
+}
+
+/// Where a store goes: a `self` place, or one behind a parameter.
+enum Place {
+    OfSelf(Vec<String>),
+    OfParam(String, Vec<String>),
 }
 
 /// Whether a place expression goes through a lock's write access (`x.dirs.write().await`,
@@ -234,19 +244,34 @@ impl Stores<'_, '_> {
     /// (`shared.dirs` after `let shared = self.shared.clone()`).
     /// Through a local, only a write behind a lock counts: the local may be a clone, and only a
     /// lock (in an `Arc`, as a clone shares it) makes the write reach the server's own value.
-    fn place(&self, e: &Expr) -> Option<Vec<String>> {
-        flow::self_path(e).or_else(|| {
-            let guard =
-                |ident: &syn::Ident| self.guards.iter().rev().find(|(g, _)| ident == g).map(|(_, p)| p.as_slice());
-            through_lock(e).then(|| flow::self_path_via(e, guard)).flatten()
-        })
+    fn place(&self, e: &Expr) -> Option<Place> {
+        if let Some(path) = flow::self_path(e) {
+            return Some(Place::OfSelf(path));
+        }
+        if !through_lock(e) {
+            return None;
+        }
+        let (base, members) = flow::place_parts(e)?;
+        if let Some((_, path)) = self.guards.iter().rev().find(|(g, _)| base == g) {
+            return Some(Place::OfSelf([&path[..], &members[..]].concat()));
+        }
+        let param = self.params.iter().find(|p| base == *p)?;
+        Some(Place::OfParam(param.clone(), members))
     }
 
-    fn record(&mut self, path: Vec<String>, kind: Option<Kind>) {
-        if let Some(k) = kind.filter(|k| k.is_list())
-            && !self.out.iter().any(|(p, _)| *p == path)
-        {
-            self.out.push((path, k));
+    fn record(&mut self, place: Place, kind: Option<Kind>) {
+        let Some(k) = kind.filter(|k| k.is_list()) else { return };
+        match place {
+            Place::OfSelf(path) => {
+                if !self.out.iter().any(|(p, _)| *p == path) {
+                    self.out.push((path, k));
+                }
+            }
+            Place::OfParam(param, path) => {
+                if !self.param_out.iter().any(|(n, p, _)| *n == param && *p == path) {
+                    self.param_out.push((param, path, k));
+                }
+            }
         }
     }
 
@@ -273,7 +298,7 @@ impl Stores<'_, '_> {
                     .path
                     .get_ident()
                     .and_then(|i| self.guards.iter().rev().find(|(g, _)| i == g))
-                    .map(|(_, path)| path.clone()),
+                    .map(|(_, path)| Place::OfSelf(path.clone())),
                 other => self.place(other),
             };
             if let Some(path) = path {
@@ -296,7 +321,7 @@ impl Stores<'_, '_> {
                             .path
                             .get_ident()
                             .and_then(|i| self.guards.iter().rev().find(|(g, _)| i == g))
-                            .map(|(_, path)| path.clone()),
+                            .map(|(_, path)| Place::OfSelf(path.clone())),
                         _ => None,
                     },
                     _ => None,
@@ -310,7 +335,7 @@ impl Stores<'_, '_> {
                 for f in &s.fields {
                     if let syn::Member::Named(i) = &f.member {
                         let k = flow.kind_of(&f.expr);
-                        self.record(vec![i.to_string()], k);
+                        self.record(Place::OfSelf(vec![i.to_string()]), k);
                     }
                 }
             }
@@ -408,6 +433,10 @@ pub struct RootsFacts {
     pub uses: Vec<RootsUse>,
     /// `self` places it fills with a roots list (or a source).
     pub stores: Vec<(Vec<String>, Kind)>,
+    /// Places behind a parameter it fills, through a lock (`inner.lock().unwrap().folders = dirs`
+    /// with `inner: Arc<Mutex<State>>`): (the parameter's name, the members after it, the list).
+    /// Where a caller hands it a `self` place, that place holds what was stored.
+    pub param_stores: Vec<(String, Vec<String>, Kind)>,
     /// What it returns, when that is a roots list or a source.
     pub returns: Option<Kind>,
     /// What it returns, when that is one root or a path or string made from one (`Ok(PathBuf::from(
@@ -417,7 +446,11 @@ pub struct RootsFacts {
 
 impl RootsFacts {
     fn is_empty(&self) -> bool {
-        self.uses.is_empty() && self.stores.is_empty() && self.returns.is_none() && self.returns_item.is_none()
+        self.uses.is_empty()
+            && self.stores.is_empty()
+            && self.param_stores.is_empty()
+            && self.returns.is_none()
+            && self.returns_item.is_none()
     }
 }
 
@@ -444,7 +477,7 @@ pub fn fn_facts(
         cx,
         body,
         out: RootsFacts::default(),
-        stores: Stores { cx, out: Vec::new(), guards: Vec::new() },
+        stores: Stores { cx, out: Vec::new(), params: param_names(sig), param_out: Vec::new(), guards: Vec::new() },
         len_checked: None,
         emptiness_tests: HashSet::new(),
         separator_tested: None,
@@ -452,6 +485,7 @@ pub fn fn_facts(
     let sources = Walker::walk_tracking(sig, body, fields.to_vec(), &mut sink);
     let mut out = sink.out;
     out.stores = sink.stores.out;
+    out.param_stores = sink.stores.param_out;
     if out.is_empty() {
         return None;
     }
@@ -465,6 +499,20 @@ pub fn fn_facts(
         })
         .collect();
     Some(Box::new(out))
+}
+
+/// The names of a function's parameters bound by a plain name (`inner: Arc<Mutex<State>>`).
+fn param_names(sig: &syn::Signature) -> Vec<String> {
+    sig.inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(t) => match strip_pat(&t.pat) {
+                Pat::Ident(p) => Some(p.ident.to_string()),
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect()
 }
 
 /// Whether the file has roots words, for `fn_facts`.
@@ -914,6 +962,7 @@ impl RootsFlow {
                         }
                     }
                 }
+                changed |= flow.place_param_stores(model, id);
                 if let Some(k) = facts.returns
                     && !flow.returning.contains_key(&id)
                     && let Some((_, elem)) = flow.resolve(model, id, facts, k)
@@ -934,6 +983,36 @@ impl RootsFlow {
             }
         }
         flow
+    }
+
+    /// The places the callees of `id` fill through a parameter that `id` hands a `self` place
+    /// (`refresh(Arc::clone(&self.inner), peer)` where `refresh` stores into
+    /// `inner.lock().unwrap().folders`): those places of `id`'s type hold roots, filled by the
+    /// callee. Whether one was added.
+    fn place_param_stores(&mut self, model: &CrateModel, id: FnId) -> bool {
+        let mut changed = false;
+        let Some(owner) = model.owner(id) else { return false };
+        let caller = model.func(id);
+        for &(i, callee) in model.callees_of(id) {
+            let target = model.func(callee);
+            let Some(facts) = target.roots.as_deref() else { continue };
+            let call = &caller.calls[i];
+            // `Type::method(receiver, ..)`: the first argument is the receiver.
+            let skip = usize::from(!call.callee.has_receiver() && target.has_self);
+            for (param, members, kind) in &facts.param_stores {
+                let Some(index) = target.params.iter().position(|p| p.name.as_deref() == Some(param.as_str())) else {
+                    continue;
+                };
+                let Some(Some((super::Root::SelfValue, path))) = call.arg_places.get(index + skip) else { continue };
+                let Some((_, elem)) = self.resolve(model, callee, facts, *kind) else { continue };
+                let (ty, place) = normalize(model, owner, &[&path[..], &members[..]].concat());
+                if !self.places.iter().any(|(t, p, _, _)| *t == ty && *p == place) {
+                    self.places.push((ty, place, callee, elem));
+                    changed = true;
+                }
+            }
+        }
+        changed
     }
 
     /// Whether a list (or root) of `kind` in function `id` is the client's roots, how it is known,

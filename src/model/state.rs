@@ -202,6 +202,9 @@ pub struct Locals {
     declared: HashMap<String, usize>,
     /// Locals bound to a place (`let g = self.state.lock().unwrap()`).
     aliases: HashMap<String, FieldAccess>,
+    /// Locals bound to a clone of a place (`let inner = Arc::clone(&self.inner)`): handed to a
+    /// function, they are that place (`arg_place`), as the clone itself would be.
+    clones: HashMap<String, (Root, Vec<String>)>,
     /// Locals and parameters whose declared type names client data (`info: Option<&Implementation>`),
     /// as written: what a typed map keys a value of theirs by (`TYPED_ENTRY`).
     client_types: HashMap<String, String>,
@@ -232,6 +235,7 @@ impl Locals {
     pub fn declare(&mut self, name: &str) {
         self.params.remove(name);
         self.aliases.remove(name);
+        self.clones.remove(name);
         self.client_types.remove(name);
         self.declared.insert(name.to_owned(), self.loops);
     }
@@ -254,6 +258,15 @@ impl Locals {
 
     pub fn alias(&mut self, name: String, place: FieldAccess) {
         self.aliases.insert(name, place);
+    }
+
+    /// `let name = <init>;` where `init` clones a place (`x.clone()`, `Arc::clone(&x)`).
+    pub fn clone_alias(&mut self, name: String, init: &Expr) {
+        if is_clone(init)
+            && let Some(place) = self.arg_place(init)
+        {
+            self.clones.insert(name, place);
+        }
     }
 
     /// The place a path (and the members after it, with their ends) names: an alias's place, a
@@ -329,6 +342,9 @@ impl Locals {
                     if let Some(alias) = self.aliases.get(&name) {
                         return Some((alias.root, [alias.path.clone(), members].concat()));
                     }
+                    if let Some((root, path)) = self.clones.get(&name) {
+                        return Some((*root, [path.clone(), members].concat()));
+                    }
                     let local =
                         self.params.contains(&name) || self.declared.get(&name).is_some_and(|d| *d < self.loops);
                     return local.then(|| (Root::Local, [vec![name], members].concat()));
@@ -336,6 +352,18 @@ impl Locals {
                 _ => return None,
             }
         }
+    }
+}
+
+/// `x.clone()`, `Arc::clone(&x)`, `Rc::clone(&x)`.
+fn is_clone(e: &Expr) -> bool {
+    match e {
+        Expr::MethodCall(m) => m.method == "clone" && m.args.is_empty(),
+        Expr::Call(c) => {
+            c.args.len() == 1
+                && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "clone"))
+        }
+        _ => false,
     }
 }
 

@@ -383,11 +383,9 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
             // The model may know a store the cache shape does not take (through a local copy of a
             // field, inside a value the server holds): say where the roots went.
             let why = match purposes.roots_store(*fi) {
-                Some((ty, place)) => format!(
-                    "the roots are requested in `{}` and stored in `{place}` of `{ty}`; the codemod migrates only a \
-                     list the function keeps in a field of the server itself (`self.<field>.write()` or `.lock()`)",
-                    site.name()
-                ),
+                Some((ty, place)) => {
+                    format!("the roots are requested in `{}` and {}", site.name(), stored_elsewhere(&ty, &place))
+                }
                 None => format!(
                     "the roots are requested in `{}` but not stored in a field of the server that tools read",
                     site.name()
@@ -400,6 +398,16 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
                 index.fns.iter().enumerate().filter(|(j, f)| *j != *fi && f.mentions(&name)).map(|(j, _)| j).collect();
             if let Some(why) = allow::init_only(&index, *fi) {
                 refuse_fn(&mut out, *fi, why);
+                continue;
+            }
+            // Inlining the request would drop the store (the model knows one the cache shape
+            // does not take: behind a parameter, a copy of a field, a value the server holds).
+            if let Some((ty, place)) = purposes.roots_store(*fi) {
+                refuse_fn(
+                    &mut out,
+                    *fi,
+                    format!("the helper `{name}` requests the roots; they are {}", stored_elsewhere(&ty, &place)),
+                );
                 continue;
             }
             let inline = match lookup::helper_inline(&src, site.sig, site.block) {
@@ -978,4 +986,12 @@ fn has_removals(tree: &syn::UseTree, unused: &dyn Fn(&str) -> bool) -> bool {
         syn::UseTree::Group(g) => g.items.iter().any(|t| tree_empty(t, unused) || has_removals(t, unused)),
         _ => false,
     }
+}
+
+/// Why roots stored where the model sees but the cache rewrite does not reach are left.
+fn stored_elsewhere(ty: &str, place: &str) -> String {
+    format!(
+        "stored in `{place}` of `{ty}`; the codemod migrates only a list the function keeps in a field of \
+         the server itself (`self.<field>.write()` or `.lock()`)"
+    )
 }
