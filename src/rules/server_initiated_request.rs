@@ -455,18 +455,20 @@ fn spelling_fires(cx: &Cx, spelling: &Spelling, call: &syn::ExprMethodCall) -> b
     if call.args.len() > spelling.max_args || is_self(&call.receiver) {
         return false;
     }
+    // A call of the file's own function of that name is not the SDK's, unless it is made on a
+    // peer: its body is checked on its own, and the crate model reports its callers by its name.
+    let local = cx.state_ref::<FileFacts>().is_some_and(|f| f.local_fns.iter().any(|n| n == spelling.name));
+    if local && !peer_like_receiver(cx, &call.receiver) {
+        return false;
+    }
     let sdk_known = !cx.file_sdks.is_empty() || !cx.crate_ctx.sdks.is_empty();
     if sdk_known {
         if !spelling.sdks.iter().any(|s| cx.uses_sdk(*s)) {
             return false;
         }
-    } else {
-        // No MCP SDK in sight: only distinctive names, in code that is a server for sure, and not
-        // a call of the file's own function of that name (its body is checked on its own).
-        let local = cx.state_ref::<FileFacts>().is_some_and(|f| f.local_fns.iter().any(|n| n == spelling.name));
-        if spelling.generic || cx.role() != Role::Server || local {
-            return false;
-        }
+    } else if spelling.generic || cx.role() != Role::Server {
+        // No MCP SDK in sight: only distinctive names, in code that is a server for sure.
+        return false;
     }
     if !spelling.generic {
         return true;
