@@ -21,6 +21,16 @@ impl MessageKind<'_> {
     }
 }
 
+/// Whether `method` is one field of some other record, not a message's: the object has none of
+/// JSON-RPC's other members (`jsonrpc`, `id`, `params`, `_meta`) but members of its own (a tool's
+/// arguments `{"host": "a", "method": "ping"}`, an option of a probe).
+pub fn method_is_a_field(node: &JsonNode) -> bool {
+    const ENVELOPE: [&str; 5] = ["jsonrpc", "id", "params", "_meta", "method"];
+    let members = node.members();
+    !members.iter().any(|m| ENVELOPE[..4].contains(&m.key.as_str()))
+        && members.iter().any(|m| !ENVELOPE.contains(&m.key.as_str()))
+}
+
 pub fn classify(node: &JsonNode) -> MessageKind<'_> {
     if !node.is_object() {
         return MessageKind::Other;

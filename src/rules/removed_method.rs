@@ -34,7 +34,7 @@ use syn::{Expr, Member};
 
 use crate::context::{Impact, Role, Sdk, is_mcp_code};
 use crate::cx::{CrateCx, Cx, Origin};
-use crate::json::{JsonKind, JsonNode, Step};
+use crate::json::{JsonKind, JsonNode, Step, jsonrpc};
 use crate::model::delegation::delegated;
 use crate::model::handlers::has_mcp_prefix;
 use crate::model::{CrateModel, HandlerKind};
@@ -247,8 +247,11 @@ impl Rule for RemovedMethod {
 
     fn json_node(&self, cx: &mut Cx, node: &JsonNode, path: &[Step]) {
         let Some(method) = node.member("method") else { return };
-        // An input request named `ping` is `input-required-misuse`'s.
-        if path.contains(&Step::Key("inputRequests")) {
+        // An input request named `ping` is `input-required-misuse`'s. In code, a `method` among a
+        // record's own fields (a tool's `json!({"host": "a", "method": "ping"})`) names no message;
+        // JSON files keep them, where a transcript's wrapper may sit beside the method.
+        if path.contains(&Step::Key("inputRequests")) || (cx.origin == Origin::Rust && jsonrpc::method_is_a_field(node))
+        {
             return;
         }
         let JsonKind::String(value) = &method.value.kind else { return };
