@@ -621,6 +621,14 @@ pub fn is_mcp_code(text: &str, crate_ctx: &CrateContext, file_role: Role) -> boo
 /// `#[prompt_router]`), which the visitor takes as a server role.
 pub const MCP_CODE_WORDS: &[&str] = &["mcp", "\\btool", "\\bprompt"];
 
+/// A file's role from the role words that stand outside `skip` (its test code).
+pub fn role_outside(text: &str, skip: &[std::ops::Range<usize>]) -> Role {
+    let outside = |words: &[&str]| {
+        words.iter().any(|w| text.match_indices(w).any(|(at, _)| !skip.iter().any(|r| r.contains(&at))))
+    };
+    Role::from_words(outside(SERVER_WORDS), outside(CLIENT_WORDS))
+}
+
 impl Role {
     /// A file's role from which role words it contains: one side only, or unknown.
     pub fn from_words(server: bool, client: bool) -> Role {

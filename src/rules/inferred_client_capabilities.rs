@@ -32,6 +32,7 @@ use crate::model::peer_info::client_data_reads;
 use crate::model::state::{Place, member_shown};
 use crate::model::{CrateModel, FieldAccess, Root, within};
 use crate::rules::{FnRef, Rule, RuleMeta};
+use crate::rust::requests::peer_like_receiver;
 use crate::rust::syntax::{block_text, method_call_range, text_may_mention};
 
 pub struct InferredClientCapabilities;
@@ -55,6 +56,8 @@ static META: RuleMeta = RuleMeta {
         "client_supports_roots",
         "supported_elicitation_modes",
         "supports_sampling_tools",
+        "supports_elicitation",
+        "set_client_details",
     ],
     json_triggers: &[],
     // Names other libraries use (`client_version` in TLS code): the calls fire only where their
@@ -70,6 +73,9 @@ static META: RuleMeta = RuleMeta {
     fixable: false,
     doc: include_str!("../../rules/inferred-client-capabilities.md"),
 };
+
+const HELP_SET_PEER_INFO: &str = "don't keep `initialize` data: read what each request declares, rmcp 3.x \
+     `context.client_capabilities()` / `context.client_info()` (from the request's `_meta`)";
 
 const HELP: &str = "read what the current request declares: rmcp 3.x `context.client_capabilities()` / \
      `context.client_info()` (from the request's `_meta`), or `params._meta[\"io.modelcontextprotocol/clientCapabilities\"]` \
@@ -111,18 +117,19 @@ impl Rule for InferredClientCapabilities {
 
     fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall, name: &str) {
         let role = cx.role();
-        if name == "set_peer_info" {
-            if role == Role::Server {
+        // rmcp's `set_peer_info`, and rust-mcp-sdk's `set_client_details` in a custom
+        // `handle_initialize_request`.
+        let caches = name == "set_peer_info" || (name == "set_client_details" && cx.uses_sdk(Sdk::RustMcpSdk));
+        if caches {
+            if role != Role::Client && (role == Role::Server || name == "set_client_details") {
+                let help = if name == "set_peer_info" { HELP_SET_PEER_INFO } else { HELP_RUST_MCP_SDK };
                 cx.report(
                     &META,
                     method_call_range(cx, call),
-                    format!("`set_peer_info` caches the client's `initialize` data on the connection; {STATELESS}"),
+                    format!("`{name}` caches the client's `initialize` data on the connection; {STATELESS}"),
                     "caches capabilities on the connection",
                 )
-                .help(
-                    "don't keep `initialize` data: read what each request declares, rmcp 3.x \
-                     `context.client_capabilities()` / `context.client_info()` (from the request's `_meta`)",
-                );
+                .help(help);
             }
             return;
         }
@@ -138,6 +145,9 @@ impl Rule for InferredClientCapabilities {
             "get_client_capabilities" => Some(cx.uses_sdk(Sdk::Pmcp) || cx.uses_sdk(Sdk::McpCore)),
             // mcp-attr's `RequestContext` answers these from the session's `initialize`.
             "client_capabilities" | "protocol_version" => Some(cx.uses_sdk(Sdk::McpAttr)),
+            // rmcp 0.x–1.x `Peer<RoleServer>::supports_elicitation()` answers from `peer_info()`;
+            // other crates' `ClientCapabilities` have a method of that name, so only on a peer.
+            "supports_elicitation" => Some(cx.uses_sdk(Sdk::Rmcp) && peer_like_receiver(cx, &call.receiver)),
             _ => None,
         };
         let fires = match sdk_in_use {

@@ -30,6 +30,11 @@ impl<'c, 'a> RuleVisitor<'c, 'a> {
     pub fn run(&mut self, file: &syn::File) {
         self.cx.file_sdks = imported_sdks(file);
         self.cx.test_code = crate::rust::test_code::TestCode::of(self.cx, file);
+        if self.cx.file_role == Role::Unknown && !self.cx.test_code.ranges.is_empty() {
+            // A server file whose unit tests drive it with a client (`impl ClientHandler for
+            // TestClient`) has both sides' words; the code outside its tests decides.
+            self.cx.file_role = crate::context::role_outside(&self.cx.file.text, &self.cx.test_code.ranges);
+        }
         for rule in self.rules {
             rule.rust_file(self.cx, file);
         }
