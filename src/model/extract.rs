@@ -287,6 +287,7 @@ impl Extract<'_, '_> {
             Some(_) => super::delegation::fn_facts(self.cx, sig, body),
             None => Vec::new(),
         };
+        let peer_info = super::peer_info::fn_facts(self.cx, body, &params);
         let fact = FnFact {
             module: module.to_vec(),
             name: sig.ident.to_string(),
@@ -316,6 +317,7 @@ impl Extract<'_, '_> {
             uri_cuts,
             delegations,
             sends: None,
+            peer_info,
         };
         let server = fact.role == Role::Server || (fact.role == Role::Unknown && self.out.role == Role::Server);
         let senders = super::senders::BodySends::new(self.sends, server, &sig.generics);

@@ -269,6 +269,8 @@ pub struct FnFact {
     /// The requests it sends by their method (`senders`): only in files with the words of a
     /// server-sent request, and where it is generic, its trait consts made a request's method.
     pub sends: Option<Box<senders::SendFacts>>,
+    /// `peer_info()` values handed to calls, and parameters read as one (`peer_info::fn_facts`).
+    pub peer_info: Option<Box<peer_info::PeerInfoFacts>>,
 }
 
 #[derive(Debug, Clone)]

@@ -2,7 +2,9 @@
 //! the client's `initialize`, followed through the same chain (closures passed along it included)
 //! and through bindings (`let`, `if let`, `match`) to the first field that says what the client is.
 //! A per-function walk on the worker that parsed the file, beside the crate model's facts;
-//! `inferred-client-capabilities` asks it (`client_data_reads`).
+//! `inferred-client-capabilities` asks it (`client_data_reads`). For the crate model, `fn_facts`
+//! keeps where such a value leaves a function (handed to a call) and which parameters typed as
+//! one are read for a client field or handed on, so the rule can follow it into helpers.
 
 use std::collections::BTreeMap;
 
@@ -12,10 +14,11 @@ use std::ops::Range;
 use syn::visit::{self, Visit};
 use syn::{Expr, Member};
 
+use super::Param;
 use super::extract::{CLIENT_FIELDS, pat_idents};
 use crate::cx::Cx;
 use crate::rust::macro_body::visit_code_macro;
-use crate::rust::syntax::method_call_range;
+use crate::rust::syntax::{block_text, method_call_range, text_may_mention};
 
 /// Capability fields only a server declares: `info.capabilities.tools` is the server's info, read
 /// by client (or proxy) code.
@@ -54,7 +57,7 @@ pub struct PeerInfoRead {
 /// `.protocol_version`, in source order. A value the code shows to be a server's info
 /// (`.server_info`, `.capabilities.tools`) is left out: that code is a client's view.
 pub fn client_data_reads(cx: &Cx, body: &syn::Block) -> Vec<PeerInfoRead> {
-    let mut flow = PeerInfoFlow { cx, env: HashMap::new(), calls: BTreeMap::new() };
+    let mut flow = PeerInfoFlow::new(cx);
     flow.visit_block(body);
     let mut out = Vec::new();
     for call in flow.calls.into_values() {
@@ -65,6 +68,89 @@ pub fn client_data_reads(cx: &Cx, body: &syn::Block) -> Vec<PeerInfoRead> {
         out.push(PeerInfoRead { call: range, field: hit, name: field });
     }
     out
+}
+
+/// Types of the value `peer_info()` gives (rmcp's `ClientInfo`, an alias of
+/// `InitializeRequestParam(s)`): a parameter of one of them may be handed a `peer_info()`.
+const PEER_INFO_TYPES: &[&str] = &["ClientInfo", "InitializeRequestParam", "PeerInfo"];
+
+/// Where `peer_info()` values cross a function's boundary, for the crate model: handed whole to a
+/// call (`client_identity(context.peer.peer_info().as_deref())`), and the parameters whose value
+/// the body reads a client field of (`client_info.map(|info| &info.client_info)`).
+#[derive(Debug, Clone, Default)]
+pub struct PeerInfoFacts {
+    /// `peer_info()` values passed as an argument, read for no client field in this body.
+    pub passed: Vec<PassedPeerInfo>,
+    /// Parameters (index after `self`) typed as a `peer_info()` value whose client field is read.
+    pub param_reads: Vec<(usize, Range<usize>, &'static str)>,
+    /// Such parameters handed on whole: (parameter, the call's start as `CallFact::range` has
+    /// it, argument index).
+    pub forwarded: Vec<(usize, usize, usize)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct PassedPeerInfo {
+    /// `peer_info()`, from the method name to `)`.
+    pub call: Range<usize>,
+    /// Where the call it is handed to starts, as `CallFact::range` has it.
+    pub at: usize,
+    /// Which argument (after the receiver) it is.
+    pub arg: usize,
+}
+
+/// The function's `PeerInfoFacts`, when its body names `peer_info` or a parameter has one of its
+/// types; `None` when there is nothing to tell.
+pub fn fn_facts(cx: &Cx, body: &syn::Block, params: &[Param]) -> Option<Box<PeerInfoFacts>> {
+    let typed: Vec<(usize, &str)> = params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| PEER_INFO_TYPES.iter().any(|w| p.ty.contains(w)))
+        .filter_map(|(i, p)| Some((i, p.name.as_deref()?)))
+        .collect();
+    if typed.is_empty() && !text_may_mention(block_text(cx, body), &["peer_info"]) {
+        return None;
+    }
+    let mut flow = PeerInfoFlow::new(cx);
+    flow.track_args = true;
+    for (i, name) in &typed {
+        flow.env.insert((*name).to_owned(), param_id(*i));
+    }
+    flow.visit_block(body);
+    let mut facts = PeerInfoFacts::default();
+    for (id, call) in &flow.calls {
+        if call.server_view {
+            continue;
+        }
+        match (param_index(*id), &call.hit) {
+            (Some(i), Some((hit, name))) => facts.param_reads.push((i, hit.clone(), name)),
+            (None, None) => {
+                let Some(range) = &call.range else { continue };
+                let passed = flow.passed.iter().filter(|(source, _, _)| source == id);
+                facts.passed.extend(passed.map(|(_, at, arg)| PassedPeerInfo {
+                    call: range.clone(),
+                    at: *at,
+                    arg: *arg,
+                }));
+            }
+            _ => {}
+        }
+    }
+    for &(id, at, arg) in &flow.passed {
+        if let Some(param) = param_index(id) {
+            facts.forwarded.push((param, at, arg));
+        }
+    }
+    let empty = facts.passed.is_empty() && facts.param_reads.is_empty() && facts.forwarded.is_empty();
+    (!empty).then(|| Box::new(facts))
+}
+
+/// A parameter stands in the walk as a pseudo call id past any byte offset.
+fn param_id(i: usize) -> usize {
+    usize::MAX - i
+}
+
+fn param_index(id: usize) -> Option<usize> {
+    (id > usize::MAX - 64).then(|| usize::MAX - id)
 }
 
 #[derive(Default)]
@@ -84,6 +170,28 @@ struct PeerInfoFlow<'c, 'a> {
     /// `let` of the same name unbinds it; closure parameters are scoped.
     env: HashMap<String, usize>,
     calls: BTreeMap<usize, PeerInfoCall>,
+    /// Whether to note values handed to calls (`passed`).
+    track_args: bool,
+    /// (source id, the call's start as `CallFact::range` has it, argument index).
+    passed: Vec<(usize, usize, usize)>,
+}
+
+impl<'c, 'a> PeerInfoFlow<'c, 'a> {
+    fn new(cx: &'c Cx<'a>) -> Self {
+        PeerInfoFlow { cx, env: HashMap::new(), calls: BTreeMap::new(), track_args: false, passed: Vec::new() }
+    }
+
+    /// Notes the arguments that carry a `peer_info()` value into the call starting at `at`.
+    fn note_args<'e>(&mut self, at: usize, args: impl Iterator<Item = &'e Expr>) {
+        if !self.track_args {
+            return;
+        }
+        for (i, arg) in args.enumerate() {
+            if let Some(id) = self.source(arg) {
+                self.passed.push((id, at, i));
+            }
+        }
+    }
 }
 
 impl PeerInfoFlow<'_, '_> {
@@ -181,6 +289,8 @@ impl<'ast> Visit<'ast> for PeerInfoFlow<'_, '_> {
         }
         self.visit_expr(&m.receiver);
         let source = self.source(&m.receiver);
+        let at = self.cx.span_range(m.method.span()).start;
+        self.note_args(at, m.args.iter());
         for arg in &m.args {
             match arg {
                 Expr::Closure(c) => self.visit_closure_with(c, source),
@@ -191,6 +301,14 @@ impl<'ast> Visit<'ast> for PeerInfoFlow<'_, '_> {
 
     fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
         self.visit_closure_with(c, None);
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if let Expr::Path(p) = &*c.func {
+            let at = super::extract::call_range(self.cx, c, p).start;
+            self.note_args(at, c.args.iter());
+        }
+        visit::visit_expr_call(self, c);
     }
 
     fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {

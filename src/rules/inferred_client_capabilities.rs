@@ -25,12 +25,14 @@
 //! Silent on client code (there `peer_info()` is the server's info) and on per-request reads
 //! (rmcp 3.x `context.client_capabilities()`, `_meta["io.modelcontextprotocol/clientCapabilities"]`).
 
+use std::ops::Range;
+
 use crate::context::{Impact, Role, Sdk};
 use crate::cx::{CrateCx, Cx};
 use crate::model::init_stores::{InitHandlers, Store, find_stores};
 use crate::model::peer_info::client_data_reads;
 use crate::model::state::{Place, member_shown};
-use crate::model::{CrateModel, FieldAccess, Root, within};
+use crate::model::{CrateModel, FieldAccess, FnId, Root, within};
 use crate::rules::{FnRef, Rule, RuleMeta};
 use crate::rust::requests::peer_like_receiver;
 use crate::rust::syntax::{block_text, method_call_range, text_may_mention};
@@ -68,7 +70,15 @@ static META: RuleMeta = RuleMeta {
     // only the files some word of the rule selects), and an object of the server's own that keeps
     // the client's declarations (`Session { caps: Option<ClientCapabilities> }`), and a dispatcher
     // that matches the method against constants (`methods::request::INITIALIZE => …`).
-    crate_triggers: &["RoleServer", "tool_router", "ClientCapabilities", "InitializeRequestParam", "::INITIALIZE"],
+    crate_triggers: &[
+        "RoleServer",
+        "tool_router",
+        "ClientCapabilities",
+        "InitializeRequestParam",
+        "::INITIALIZE",
+        // A helper handed `peer_info()` (`fn client_identity(info: Option<&ClientInfo>)`).
+        "ClientInfo",
+    ],
     help: Some(HELP),
     fixable: false,
     doc: include_str!("../../rules/inferred-client-capabilities.md"),
@@ -184,6 +194,7 @@ impl Rule for InferredClientCapabilities {
     }
 
     fn rust_crate(&self, cx: &mut CrateCx, model: &CrateModel) {
+        passed_peer_info(cx, model);
         let init = InitHandlers::of(model);
         let stores = find_stores(model, &init);
         if stores.is_empty() {
@@ -257,6 +268,65 @@ fn shown(access: &FieldAccess, depth: usize, text: &str) -> Option<String> {
         }
         Root::Global => Some(format!("`{members}`")),
     }
+}
+
+/// `peer_info()` handed to a crate function that reads a client field of its parameter
+/// (`client_identity(context.peer.peer_info().as_deref())`, whose body reads `.client_info`):
+/// reported at the `peer_info()` call, naming the read.
+fn passed_peer_info(cx: &mut CrateCx, model: &CrateModel) {
+    for id in model.fn_ids() {
+        let f = model.func(id);
+        let Some(facts) = &f.peer_info else { continue };
+        if facts.passed.is_empty() || model.role(id) != Role::Server {
+            continue;
+        }
+        for passed in &facts.passed {
+            let Some(call) = f.calls.iter().position(|c| c.range.start == passed.at) else { continue };
+            let read = param_read(model, id, call, passed.arg, 4);
+            let Some((callee, hit, name)) = read else { continue };
+            let what = match name {
+                "capabilities" => "capabilities",
+                "client_info" => "info",
+                _ => "protocol version",
+            };
+            let helper = &model.func(callee).name;
+            let at = cx.place(model.file_of(callee), hit.start);
+            cx.report(
+                &META,
+                model.file_of(id),
+                passed.call.clone(),
+                format!(
+                    "client {what} read from `peer_info()`, the connection's `initialize` snapshot, by `{helper}` \
+                     ({at}); {STATELESS}"
+                ),
+                "the connection's `initialize` data, handed on",
+            )
+            .help(HELP);
+        }
+    }
+}
+
+/// The client field a callee of `caller`'s call `call` reads of its argument `arg`, itself or
+/// through the functions it hands that parameter on to (up to `depth` calls deep).
+fn param_read(
+    model: &CrateModel,
+    caller: FnId,
+    call: usize,
+    arg: usize,
+    depth: u8,
+) -> Option<(FnId, Range<usize>, &'static str)> {
+    let callees = model.callees_of(caller).iter().filter(|(c, _)| *c == call);
+    callees.into_iter().find_map(|&(_, callee)| {
+        let facts = model.func(callee).peer_info.as_ref()?;
+        if let Some((_, hit, name)) = facts.param_reads.iter().find(|(param, _, _)| *param == arg) {
+            return Some((callee, hit.clone(), *name));
+        }
+        let f = model.func(callee);
+        facts.forwarded.iter().filter(|(param, _, _)| *param == arg && depth > 0).find_map(|&(_, at, next)| {
+            let call = f.calls.iter().position(|c| c.range.start == at)?;
+            param_read(model, callee, call, next, depth - 1)
+        })
+    })
 }
 
 #[cfg(test)]
