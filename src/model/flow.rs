@@ -807,20 +807,8 @@ fn merge(a: Option<Kind>, b: Option<Kind>) -> Option<Kind> {
 /// `["a", "b"]` for `self.a.b`, through guards and accessors (`self.a.lock().unwrap().b`,
 /// `*self.a.read().await`).
 pub(crate) fn self_path(e: &Expr) -> Option<Vec<String>> {
-    self_path_via(e, |_| None)
-}
-
-/// `self_path`, where a local may stand for a `self` place (`let shared = self.shared.clone();`
-/// … `shared.dirs`): `local` gives the place a name stands for.
-pub(crate) fn self_path_via<'p>(e: &Expr, local: impl Fn(&syn::Ident) -> Option<&'p [String]>) -> Option<Vec<String>> {
     let (base, members) = place_parts(e)?;
-    if members.is_empty() {
-        return None;
-    }
-    if base == "self" {
-        return Some(members);
-    }
-    Some([local(base)?, &members[..]].concat())
+    (base == "self" && !members.is_empty()).then_some(members)
 }
 
 /// The name a place expression starts from (`self`, a local, a parameter) and the members after

@@ -151,7 +151,7 @@ fn fields_of(cx: &Cx, file: &syn::File) -> Vec<(String, Elem)> {
     if !roots_search().is_match(&cx.file.text) {
         return Vec::new();
     }
-    let mut stores = Stores { cx, out: Vec::new(), params: Vec::new(), param_out: Vec::new(), guards: Vec::new() };
+    let mut stores = Stores::new(cx, Vec::new());
     for_each_fn(&file.items, &mut |sig, body| {
         // A field is recorded only when given a roots list (`Kind::List`); with no fields known yet,
         // that needs a sign of roots in the function's own text.
@@ -239,6 +239,17 @@ const ADD_METHODS: &[&str] = &["push", "extend", "append", "extend_from_slice"];
 const STORE_METHODS: &[&str] =
     &["set", "replace", "insert", "store", "send", "send_replace", "swap", "get_or_init", "get_or_try_init"];
 
+impl<'c, 'a> Stores<'c, 'a> {
+    fn new(cx: &'c Cx<'a>, params: Vec<String>) -> Self {
+        Stores { cx, out: Vec::new(), params, param_out: Vec::new(), guards: Vec::new() }
+    }
+
+    /// The `self` place a local guard stands for (the latest binding of the name).
+    fn guard(&self, name: &syn::Ident) -> Option<&Vec<String>> {
+        self.guards.iter().rev().find(|(g, _)| name == g).map(|(_, path)| path)
+    }
+}
+
 impl Stores<'_, '_> {
     /// The `self` place an expression names, directly or through a local bound to one
     /// (`shared.dirs` after `let shared = self.shared.clone()`).
@@ -252,7 +263,7 @@ impl Stores<'_, '_> {
             return None;
         }
         let (base, members) = flow::place_parts(e)?;
-        if let Some((_, path)) = self.guards.iter().rev().find(|(g, _)| base == g) {
+        if let Some(path) = self.guard(base) {
             return Some(Place::OfSelf([&path[..], &members[..]].concat()));
         }
         let param = self.params.iter().find(|p| base == *p)?;
@@ -294,11 +305,7 @@ impl Stores<'_, '_> {
             && m.args.len() == 1
         {
             let path = match strip(&m.receiver) {
-                Expr::Path(p) => p
-                    .path
-                    .get_ident()
-                    .and_then(|i| self.guards.iter().rev().find(|(g, _)| i == g))
-                    .map(|(_, path)| Place::OfSelf(path.clone())),
+                Expr::Path(p) => p.path.get_ident().and_then(|i| self.guard(i)).map(|path| Place::OfSelf(path.clone())),
                 other => self.place(other),
             };
             if let Some(path) = path {
@@ -317,11 +324,9 @@ impl Stores<'_, '_> {
                 // `*self.roots.write().await = dirs`, or through a guard: `*guard = Some(dirs)`.
                 let guarded = match strip(&a.left) {
                     Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => match strip(&u.expr) {
-                        Expr::Path(p) => p
-                            .path
-                            .get_ident()
-                            .and_then(|i| self.guards.iter().rev().find(|(g, _)| i == g))
-                            .map(|(_, path)| Place::OfSelf(path.clone())),
+                        Expr::Path(p) => {
+                            p.path.get_ident().and_then(|i| self.guard(i)).map(|path| Place::OfSelf(path.clone()))
+                        }
                         _ => None,
                     },
                     _ => None,
@@ -477,7 +482,7 @@ pub fn fn_facts(
         cx,
         body,
         out: RootsFacts::default(),
-        stores: Stores { cx, out: Vec::new(), params: param_names(sig), param_out: Vec::new(), guards: Vec::new() },
+        stores: Stores::new(cx, param_names(sig)),
         len_checked: None,
         emptiness_tests: HashSet::new(),
         separator_tested: None,

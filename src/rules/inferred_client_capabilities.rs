@@ -110,11 +110,7 @@ impl Rule for InferredClientCapabilities {
         }
         for read in client_data_reads(cx, f.body) {
             let (range, hit) = (read.call, read.field);
-            let (what, label) = match read.name {
-                "capabilities" => ("capabilities", "connection-scoped capabilities read here"),
-                "client_info" => ("info", "connection-scoped client info read here"),
-                _ => ("protocol version", "connection-scoped protocol version read here"),
-            };
+            let (what, label) = field_words(read.name);
             cx.report(
                 &META,
                 range,
@@ -281,14 +277,8 @@ fn passed_peer_info(cx: &mut CrateCx, model: &CrateModel) {
             continue;
         }
         for passed in &facts.passed {
-            let Some(call) = f.calls.iter().position(|c| c.range.start == passed.at) else { continue };
-            let read = param_read(model, id, call, passed.arg, 4);
-            let Some((callee, hit, name)) = read else { continue };
-            let what = match name {
-                "capabilities" => "capabilities",
-                "client_info" => "info",
-                _ => "protocol version",
-            };
+            let Some((callee, hit, name)) = param_read(model, id, passed.at, passed.arg, 4) else { continue };
+            let (what, _) = field_words(name);
             let helper = &model.func(callee).name;
             let at = cx.place(model.file_of(callee), hit.start);
             cx.report(
@@ -306,26 +296,34 @@ fn passed_peer_info(cx: &mut CrateCx, model: &CrateModel) {
     }
 }
 
-/// The client field a callee of `caller`'s call `call` reads of its argument `arg`, itself or
-/// through the functions it hands that parameter on to (up to `depth` calls deep).
+/// What a client field read is called in a message, and the label at the read.
+fn field_words(field: &str) -> (&'static str, &'static str) {
+    match field {
+        "capabilities" => ("capabilities", "connection-scoped capabilities read here"),
+        "client_info" => ("info", "connection-scoped client info read here"),
+        _ => ("protocol version", "connection-scoped protocol version read here"),
+    }
+}
+
+/// The client field that a callee of `caller`'s call starting at `at` reads of its argument
+/// `arg`, itself or through the functions it hands that parameter on to (up to `depth` calls
+/// deep).
 fn param_read(
     model: &CrateModel,
     caller: FnId,
-    call: usize,
+    at: usize,
     arg: usize,
     depth: u8,
 ) -> Option<(FnId, Range<usize>, &'static str)> {
+    let call = model.func(caller).calls.iter().position(|c| c.range.start == at)?;
     let callees = model.callees_of(caller).iter().filter(|(c, _)| *c == call);
     callees.into_iter().find_map(|&(_, callee)| {
         let facts = model.func(callee).peer_info.as_ref()?;
         if let Some((_, hit, name)) = facts.param_reads.iter().find(|(param, _, _)| *param == arg) {
             return Some((callee, hit.clone(), *name));
         }
-        let f = model.func(callee);
-        facts.forwarded.iter().filter(|(param, _, _)| *param == arg && depth > 0).find_map(|&(_, at, next)| {
-            let call = f.calls.iter().position(|c| c.range.start == at)?;
-            param_read(model, callee, call, next, depth - 1)
-        })
+        let forwarded = facts.forwarded.iter().filter(|(param, _, _)| *param == arg && depth > 0);
+        forwarded.into_iter().find_map(|&(_, at, next)| param_read(model, callee, at, next, depth - 1))
     })
 }
 
