@@ -216,6 +216,43 @@ fn without_unsafe_fixes_the_codemod_is_only_offered() {
     assert_eq!(sources(dir.path()), before);
 }
 
+/// A `roots/list` request the codemod never looks at (rmcp's typed `send_request`, not
+/// `Peer::list_roots()`): plain `fix` must not offer it an unsafe fix that `--unsafe-fixes` would
+/// then refuse; both say the same reason, in the code's terms.
+#[test]
+fn a_request_the_codemod_does_not_rewrite_is_never_offered_its_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("Cargo.toml"), MANIFEST).unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    let code = r#"use rmcp::model::{ListRootsRequest, ServerRequest};
+use rmcp::service::{Peer, RoleServer};
+
+pub struct Explorer;
+
+impl Explorer {
+    pub async fn reload_folders(&self, peer: &Peer<RoleServer>) -> usize {
+        match peer.send_request(ServerRequest::ListRootsRequest(ListRootsRequest::default())).await {
+            Ok(_) => 1,
+            Err(_) => 0,
+        }
+    }
+}
+"#;
+    std::fs::write(dir.path().join("src/lib.rs"), code).unwrap();
+    let reason = "sends rmcp's typed `roots/list` request through `send_request`";
+    for unsafe_fixes in [false, true] {
+        let mut args = vec!["fix", "--allow-no-vcs", "--select", "server-roots-request", "."];
+        if unsafe_fixes {
+            args.insert(1, "--unsafe-fixes");
+        }
+        let out = mcp_lint(dir.path()).args(&args).output().unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(stderr.contains(reason), "{stderr}");
+        assert!(!stderr.contains("pass --unsafe-fixes"), "{stderr}");
+    }
+    assert_eq!(std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap(), code);
+}
+
 const MANIFEST: &str = "[package]\nname = \"srv\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\nrmcp = \"3.11\"\nserde = \"1\"\nschemars = \"1\"\n\n[workspace]\n";
 
 /// A crate with one tool the codemod can rewrite and one it cannot: the second is left as it was,

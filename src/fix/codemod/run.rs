@@ -2,6 +2,7 @@
 //! it, to say why each `server-roots-request` finding that is left was left.
 
 use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -192,6 +193,9 @@ pub fn explain_remaining(files: &mut [FileFix], mode: Mode, contexts: &CrateCont
         let alone = group.is_err();
         for i in indices {
             let file_key = key(&files[i].path);
+            // The calls the codemod looked at in this file: only those can have its unsafe fix.
+            let looked_at: Vec<&Range<usize>> =
+                outcome.calls.iter().filter(|(f, _)| key(&crate_files[*f].path) == file_key).map(|(_, r)| r).collect();
             let refused: Vec<_> = outcome
                 .refused
                 .iter()
@@ -206,6 +210,9 @@ pub fn explain_remaining(files: &mut [FileFix], mode: Mode, contexts: &CrateCont
                     Some((_, reason)) => format!("the roots codemod left it: {reason}"),
                     None if outcome.dropped.is_some() => {
                         format!("the roots codemod was dropped: {}", outcome.dropped.as_deref().unwrap_or(""))
+                    }
+                    None if !looked_at.contains(&&d.range) => {
+                        super::why::unseen(&crate_files, &file_key, &d.range, contexts)
                     }
                     None if mode == Mode::Safe && super::why::only_allow_lists(&outcome, &crate_files, &file_key) => {
                         "unsafe fix: pass --unsafe-fixes to keep the allow-list as server configuration and remove the client's roots refresh (clients can then no longer add directories)".into()

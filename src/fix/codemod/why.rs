@@ -102,6 +102,11 @@ pub fn unseen_parsed(
         }
     } else if let Some(mac) = &find.macro_name {
         format!("`{shown}`{in_fn} is inside the body of the macro `{mac}!`, which the codemod does not rewrite")
+    } else if shown.starts_with("ServerRequest::ListRootsRequest") {
+        format!(
+            "`{shown}`{in_fn} sends rmcp's typed `roots/list` request through `send_request`, a spelling the \
+             codemod does not rewrite (it rewrites `Peer::list_roots()`)"
+        )
     } else if !shown.starts_with("list_roots(") {
         format!(
             "`{shown}`{in_fn} builds or sends the `roots/list` request by hand (not rmcp's `Peer::list_roots()`), \
