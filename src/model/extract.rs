@@ -46,7 +46,9 @@ pub fn file_facts(
     let roots = roots_in_crate.then(|| (super::roots::file_fields_seen(cx, file), super::roots::file_evidence(cx)));
     let retries = retries_in_crate.then(|| super::retries::FileGate::of(cx));
     let sends = super::senders::file_gate(cx);
-    let mut e = Extract { cx, out, state, roots, retries, sends };
+    // The same gate as the roots facts, whose cuts they are.
+    let scheme_consts = if roots.is_some() { super::uri_cuts::SchemeConsts::seen(cx, file) } else { Vec::new() };
+    let mut e = Extract { cx, out, state, roots, retries, sends, scheme_consts };
     e.items(&file.items, &module);
     e.out
 }
@@ -63,6 +65,8 @@ struct Extract<'c, 'a> {
     retries: Option<super::retries::FileGate>,
     /// The file has the words of a server-sent request (`senders::file_gate`).
     sends: bool,
+    /// The file's consts that hold a `file://` scheme (`uri_cuts::SchemeConsts`).
+    scheme_consts: Vec<String>,
 }
 
 /// The impl around a method: its index and role.
@@ -279,8 +283,10 @@ impl Extract<'_, '_> {
             .as_ref()
             .and_then(|(fields, evidence)| super::roots::fn_facts(self.cx, sig, body, fields, *evidence));
         // The same gate as the roots facts.
-        let uri_cuts =
-            self.roots.as_ref().and_then(|_| super::uri_cuts::fn_facts(self.cx, sig, body, roots.as_deref()));
+        let uri_cuts = self
+            .roots
+            .as_ref()
+            .and_then(|_| super::uri_cuts::fn_facts(self.cx, sig, body, roots.as_deref(), &self.scheme_consts));
         // Handler overrides only: what they hand their request on to.
         let trait_ = scope.and_then(|(i, _)| self.out.impls[i].trait_.as_deref());
         let delegations = match trait_.and_then(|t| handlers::trait_method(t, &sig.ident.to_string())) {

@@ -119,6 +119,7 @@ pub fn fn_facts(
     sig: &syn::Signature,
     body: &syn::Block,
     roots: Option<&RootsFacts>,
+    scheme_consts: &[String],
 ) -> Option<Box<UriCutFacts>> {
     let handed: Vec<usize> = roots
         .map(|r| {
@@ -161,6 +162,7 @@ pub fn fn_facts(
         fields: Names::default(),
         handed,
         cut_text,
+        consts: if cut_text { SchemeConsts::with_locals(scheme_consts.to_vec(), body) } else { Vec::new() },
         quiet: 0,
         out: UriCutFacts::default(),
     };
@@ -197,30 +199,93 @@ pub fn is_file_scheme(s: &str) -> bool {
     matches!(s, "file://" | "file:///" | "file:")
 }
 
+/// `e` is a `file://` scheme: the literal, or a name of `consts` (`SchemeConsts`).
+fn is_scheme(e: &Expr, consts: &[String]) -> bool {
+    match strip(e) {
+        Expr::Path(p) if p.qself.is_none() => {
+            p.path.segments.last().is_some_and(|s| consts.iter().any(|c| s.ident == c))
+        }
+        Expr::Reference(r) => is_scheme(&r.expr, consts),
+        e => lit_str(e).is_some_and(|s| is_file_scheme(&s)),
+    }
+}
+
 /// `m` cuts a `file://` scheme off its receiver: `strip_prefix("file://")`, `trim_start_matches`,
-/// `replace("file://", "")` (not a rewrite to another scheme).
-pub fn is_scheme_cut(m: &syn::ExprMethodCall) -> bool {
+/// `replace("file://", "")` (not a rewrite to another scheme), also with the scheme in a const of
+/// the file (`strip_prefix(FILE_URI_PREFIX)`; `consts`: `SchemeConsts::of`).
+pub fn is_scheme_cut(m: &syn::ExprMethodCall, consts: &[String]) -> bool {
     let name = &m.method;
-    if !CUTS.iter().any(|c| name == c) || !m.args.first().and_then(lit_str).is_some_and(|p| is_file_scheme(&p)) {
+    if !CUTS.iter().any(|c| name == c) || !m.args.first().is_some_and(|a| is_scheme(a, consts)) {
         return false;
     }
     !(name == "replace" || name == "replacen") || m.args.iter().nth(1).and_then(lit_str).as_deref() == Some("")
 }
 
-/// A slice start that cuts a scheme: `7..` or `8..` (`seven`), `"file://".len()..` (`scheme_len`).
-pub fn slice_start(r: &syn::ExprRange) -> Option<(bool, bool)> {
+/// A slice start that cuts a scheme: `7..` or `8..` (`seven`), `"file://".len()..` or
+/// `FILE_URI_PREFIX.len()..` (`scheme_len`).
+pub fn slice_start(r: &syn::ExprRange, consts: &[String]) -> Option<(bool, bool)> {
     if r.end.is_some() || !matches!(r.limits, RangeLimits::HalfOpen(_)) {
         return None;
     }
     let start = r.start.as_deref()?;
     let scheme_len = match strip(start) {
-        Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => {
-            lit_str(&m.receiver).is_some_and(|s| is_file_scheme(&s))
-        }
+        Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => is_scheme(&m.receiver, consts),
         _ => false,
     };
     let seven = matches!(int_lit(start), Some(7 | 8));
     (scheme_len || seven).then_some((seven, scheme_len))
+}
+
+/// The names of the file's `const`/`static` strings that hold a `file://` scheme
+/// (`const FILE_URI_PREFIX: &str = "file://";`, in any module or impl of the file), found once per
+/// file and kept in its `Cx` state for the rule and the model's facts. A const of another file is
+/// not known here: a cut with it is missed, never guessed.
+#[derive(Default)]
+pub struct SchemeConsts(Option<Vec<String>>);
+
+impl SchemeConsts {
+    /// The file's scheme consts, found on first use.
+    pub fn of(cx: &mut Cx, file: &syn::File) -> Vec<String> {
+        if let Some(found) = cx.state_ref::<SchemeConsts>().and_then(|c| c.0.clone()) {
+            return found;
+        }
+        let found = Self::find(cx, file);
+        cx.state::<SchemeConsts>().0 = Some(found.clone());
+        found
+    }
+
+    /// `of` for the model's facts, which see the file's `Cx` after the rules.
+    pub fn seen(cx: &Cx, file: &syn::File) -> Vec<String> {
+        cx.state_ref::<SchemeConsts>().and_then(|c| c.0.clone()).unwrap_or_else(|| Self::find(cx, file))
+    }
+
+    /// What `of` found (none before it ran).
+    pub fn known(cx: &Cx) -> Vec<String> {
+        cx.state_ref::<SchemeConsts>().and_then(|c| c.0.clone()).unwrap_or_default()
+    }
+
+    fn find(cx: &Cx, file: &syn::File) -> Vec<String> {
+        // The literal is spelled in the file, quoted.
+        if !cx.file.text.contains("\"file:") {
+            return Vec::new();
+        }
+        let mut found = Vec::new();
+        crate::rust::requests::collect_str_consts(cx, &file.items, &is_file_scheme, &mut found);
+        found.into_iter().map(|c| c.name).collect()
+    }
+
+    /// The file's scheme consts and those a function's body declares at its top
+    /// (`const LOCAL_PROTOCOL: &str = "file://";` before the cut).
+    pub fn with_locals(mut consts: Vec<String>, body: &syn::Block) -> Vec<String> {
+        for stmt in &body.stmts {
+            if let syn::Stmt::Item(syn::Item::Const(c)) = stmt
+                && lit_str(&c.expr).is_some_and(|v| is_file_scheme(&v))
+            {
+                consts.push(c.ident.to_string());
+            }
+        }
+        consts
+    }
 }
 
 /// The range a finding on `&s[7..]` shows: the whole slice when short, else from the bracket.
@@ -270,6 +335,8 @@ struct Walk<'c, 'a> {
     handed: Vec<usize>,
     /// A parameter to cut.
     cut_text: bool,
+    /// The scheme consts in scope (`SchemeConsts`).
+    consts: Vec<String>,
     /// Inside a logging or printing macro: shows a value, does not convert it.
     quiet: usize,
     out: UriCutFacts,
@@ -424,7 +491,7 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
         for a in &m.args {
             self.visit_expr(a);
         }
-        if self.cut_text && is_scheme_cut(m) {
+        if self.cut_text && is_scheme_cut(m, &self.consts) {
             let range = method_call_range(self.cx, m);
             let fix = self.cx.node_range(&*m.receiver).start..range.end;
             self.cut(self.bits(&m.receiver), range, fix, &m.receiver);
@@ -432,7 +499,7 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
             && m.method == "get"
             && m.args.len() == 1
             && let Expr::Range(r) = strip(&m.args[0])
-            && slice_start(r).is_some()
+            && slice_start(r, &self.consts).is_some()
         {
             let range = method_call_range(self.cx, m);
             let fix = self.cx.node_range(&*m.receiver).start..range.end;
@@ -465,7 +532,7 @@ impl<'ast> Visit<'ast> for Walk<'_, '_> {
         if let Expr::Index(i) = e
             && self.cut_text
             && let Expr::Range(r) = strip(&i.index)
-            && slice_start(r).is_some()
+            && slice_start(r, &self.consts).is_some()
         {
             let bits = self.bits(&i.expr);
             if bits != 0 {

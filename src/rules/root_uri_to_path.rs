@@ -39,7 +39,9 @@ use crate::diagnostic::{Applicability, Edit, Fix};
 use crate::model::CrateModel;
 use crate::model::flow::{Flow, Kind, Sink, Walker, compact, normalized, strip, tested_receivers};
 use crate::model::roots::{self, ROOTS_WORDS, may_hold_roots, server_code_with_roots};
-use crate::model::uri_cuts::{is_file_scheme, is_scheme_cut, lit_str, root_uri_cuts, slice_range, slice_start};
+use crate::model::uri_cuts::{
+    SchemeConsts, is_file_scheme, is_scheme_cut, lit_str, root_uri_cuts, slice_range, slice_start,
+};
 use crate::rules::{FnRef, Rule, RuleMeta, concat_words};
 use crate::rust::macro_body::MacroBody;
 use crate::rust::syntax::{block_text, fn_text, idents_any, method_call_range, text_may_mention, tokens_mention_any};
@@ -123,6 +125,7 @@ impl Rule for RootUriToPath {
 
     fn rust_file(&self, cx: &mut Cx, file: &syn::File) {
         roots::file_fields(cx, file);
+        SchemeConsts::of(cx, file);
     }
 
     fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
@@ -137,8 +140,17 @@ impl Rule for RootUriToPath {
         }
         let fields = roots::known_fields(cx);
         let text = block_text(cx, f.body);
-        let mut sink =
-            UriCut { cx, body: f.body, text, server: None, decodes: None, scheme_tested: None, body_tokens: None };
+        let consts = SchemeConsts::with_locals(SchemeConsts::known(cx), f.body);
+        let mut sink = UriCut {
+            cx,
+            body: f.body,
+            text,
+            consts,
+            server: None,
+            decodes: None,
+            scheme_tested: None,
+            body_tokens: None,
+        };
         // Every cut reported is of a root's string (which needs a sign of roots in the text), or
         // in server code.
         if !may_hold_roots(whole_text, &fields) && !sink.server() {
@@ -158,6 +170,8 @@ struct UriCut<'c, 'a, 'f> {
     body: &'f syn::Block,
     /// The body's text (`block_text`).
     text: Option<&'a str>,
+    /// The scheme consts in scope (`SchemeConsts`).
+    consts: Vec<String>,
     /// The code at hand is a server's, and works on files: request URIs count, not only roots'.
     server: Option<bool>,
     /// The function percent-decodes what it cut: it did the conversion's main work by hand.
@@ -248,7 +262,7 @@ impl Sink for UriCut<'_, '_, '_> {
         match e {
             Expr::MethodCall(m) => {
                 let name = &m.method;
-                if is_scheme_cut(m) {
+                if is_scheme_cut(m, &self.consts) {
                     if let Some(rooted) = self.fires(flow, &m.receiver) {
                         let range = method_call_range(self.cx, m);
                         let fix = self.cx.node_range(&*m.receiver).start..range.end;
@@ -307,7 +321,7 @@ impl Sink for UriCut<'_, '_, '_> {
 impl UriCut<'_, '_, '_> {
     /// `s[7..]`, `s["file://".len()..]`: whether slicing `s` from there cuts a `file://` scheme.
     fn slice_fires(&mut self, flow: &mut Flow, base: &Expr, r: &syn::ExprRange) -> Option<bool> {
-        let (_, scheme_len) = slice_start(r)?;
+        let (_, scheme_len) = slice_start(r, &self.consts)?;
         let k = flow.kind_of(base);
         if !k.is_some_and(|k| k.is_str() || k == Kind::RootNamed) {
             return None;
