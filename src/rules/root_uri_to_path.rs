@@ -278,11 +278,17 @@ impl Sink for UriCut<'_, '_, '_> {
                         self.report(range, &m.receiver, rooted, fix);
                     }
                 } else if name == "path" && m.args.is_empty() {
-                    // `Url::parse(&root.uri)?.path()`: the path part, still percent-encoded.
-                    if let Some(arg) = url_parse_arg(&m.receiver)
-                        && flow.kind_of(arg).is_some_and(|k| matches!(k, Kind::RootStr | Kind::RootNamed))
-                        && !self.decodes()
-                    {
+                    // `Url::parse(&root.uri)?.path()`: the path part, still percent-encoded; also
+                    // on a local bound to it (`if let Ok(u) = Url::parse(&root.uri)`, then
+                    // `u.path()`): a root's string has no `path()` of its own, so it was parsed.
+                    let parsed_root = match url_parse_arg(&m.receiver) {
+                        Some(arg) => flow.kind_of(arg).is_some_and(|k| matches!(k, Kind::RootStr | Kind::RootNamed)),
+                        None => {
+                            matches!(strip(&m.receiver), Expr::Path(p) if p.path.get_ident().is_some())
+                                && flow.kind_of(&m.receiver) == Some(Kind::RootStr)
+                        }
+                    };
+                    if parsed_root && !self.decodes() {
                         let range = method_call_range(self.cx, m);
                         let shown = self.cx.text(range.clone()).to_owned();
                         let d = self.cx.report(
