@@ -131,7 +131,10 @@ impl CrateContext {
                 toml::Value::String(v) => Some(v.clone()),
                 other => other.get("version").and_then(|v| v.as_str()).map(str::to_owned),
             };
-            let locked = locked.get_or_insert_with(|| manifest.parent().map(read_lock_versions).unwrap_or_default());
+            let own_workspace = doc.contains_key("workspace");
+            let locked = locked.get_or_insert_with(|| {
+                manifest.parent().map(|dir| read_lock_versions(dir, own_workspace)).unwrap_or_default()
+            });
             let version = locked.get(name).cloned().or(requirement);
             cx.sdks.push(SdkDependency { sdk, crate_name: name.to_owned(), version });
         }
@@ -415,13 +418,37 @@ pub mod era {
     }
 }
 
-/// Versions of packages in the nearest `Cargo.lock` at or above `dir`.
-fn read_lock_versions(dir: &Path) -> HashMap<String, String> {
-    let Some(lock) = dir.ancestors().map(|d| d.join("Cargo.lock")).find(|p| p.is_file()) else {
+/// Versions of packages in the `Cargo.lock` cargo uses for the crate in `dir` (`lock_file`).
+/// `own_workspace`: the crate's manifest has a `[workspace]` table.
+fn read_lock_versions(dir: &Path, own_workspace: bool) -> HashMap<String, String> {
+    let Some(lock) = lock_file(dir, own_workspace) else {
         return HashMap::new();
     };
     let Ok(text) = std::fs::read_to_string(lock) else { return HashMap::new() };
     sdk_versions_in_lock(&text)
+}
+
+/// The lock file of the crate in `dir`: its workspace's, when a folder above has a `Cargo.toml`
+/// with a `[workspace]` table that does not exclude it (a member's own `Cargo.lock`, left from
+/// before it joined, is stale: cargo ignores it); else the nearest at or above `dir`.
+fn lock_file(dir: &Path, own_workspace: bool) -> Option<PathBuf> {
+    if !own_workspace {
+        for root in dir.ancestors().skip(1) {
+            let Ok(text) = std::fs::read_to_string(root.join("Cargo.toml")) else { continue };
+            let Ok(doc) = text.parse::<toml::Table>() else { continue };
+            let Some(workspace) = doc.get("workspace") else { continue };
+            let excluded = workspace
+                .get("exclude")
+                .and_then(|e| e.as_array())
+                .is_some_and(|list| list.iter().filter_map(|e| e.as_str()).any(|e| dir.starts_with(root.join(e))));
+            let lock = root.join("Cargo.lock");
+            if !excluded && lock.is_file() {
+                return Some(lock);
+            }
+            break;
+        }
+    }
+    dir.ancestors().map(|d| d.join("Cargo.lock")).find(|p| p.is_file())
 }
 
 /// The locked versions of SDK crates. Cargo writes each package as `[[package]]` then
@@ -703,6 +730,32 @@ mod tests {
             vec![SdkDependency { sdk: Sdk::Rmcp, crate_name: "rmcp".into(), version: Some("3.1.4".into()) }]
         );
         assert!(cx.uses(Sdk::Rmcp));
+    }
+
+    /// A workspace member's own `Cargo.lock`, left from before it joined, is not the one cargo
+    /// uses: the workspace root's is.
+    #[test]
+    fn a_member_reads_its_workspace_s_lock_not_a_stale_one_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = |v: &str| format!("version = 4\n[[package]]\nname = \"rmcp\"\nversion = \"{v}\"\n");
+        std::fs::write(dir.path().join("Cargo.toml"), "[workspace]\nmembers = [\"srv\"]\nexclude = [\"old\"]\n")
+            .unwrap();
+        std::fs::write(dir.path().join("Cargo.lock"), lock("3.2.0")).unwrap();
+        for member in ["srv", "old"] {
+            std::fs::create_dir_all(dir.path().join(member).join("src")).unwrap();
+            std::fs::write(
+                dir.path().join(member).join("Cargo.toml"),
+                "[package]\nname = \"m\"\nversion = \"0.1.0\"\n[dependencies]\nrmcp = \"0.8\"\n",
+            )
+            .unwrap();
+            std::fs::write(dir.path().join(member).join("Cargo.lock"), lock("0.8.5")).unwrap();
+        }
+        let contexts = CrateContexts::default();
+        let version =
+            |member: &str| contexts.for_file(&dir.path().join(member).join("src/main.rs")).sdks[0].version.clone();
+        assert_eq!(version("srv").as_deref(), Some("3.2.0"));
+        // Excluded from the workspace: a crate of its own, with its own lock.
+        assert_eq!(version("old").as_deref(), Some("0.8.5"));
     }
 
     #[test]
