@@ -815,6 +815,12 @@ fn refusals_say_why_in_the_code_s_terms() {
             "impl Srv {\n#[allow(deprecated)]\n#[rmcp::tool(description = \"d\")]\nasync fn pick(&self, peer: Peer<RoleServer>) -> String { tokio::select! { r = peer.list_roots() => format!(\"{r:?}\"), _ = tokio::time::sleep(std::time::Duration::from_secs(1)) => String::new() } }\n}\n",
             "is inside the body of the macro `tokio::select!`",
         ),
+        (
+            // The helper parses each root's URI (a shape the helper inlining refuses), and its caller
+            // keeps paths inside the roots: the allow-list is the reason, not the parsing.
+            "impl Srv {\n#[allow(deprecated)]\nasync fn granted(peer: &Peer<RoleServer>) -> Vec<std::path::PathBuf> { let listed = peer.list_roots().await.unwrap(); listed.roots.iter().filter_map(|r| url::Url::parse(&r.uri).ok()?.to_file_path().ok()).collect() }\n#[rmcp::tool(description = \"d\")]\nasync fn open(&self, path: String, peer: Peer<RoleServer>) -> String { let granted = Self::granted(&peer).await; let p = std::path::PathBuf::from(path); if !granted.iter().any(|g| p.starts_with(g)) { return String::new(); } std::fs::read_to_string(p).unwrap_or_default() }\n}\n",
+            "the helper `granted`: paths are compared against the roots (an allow-list",
+        ),
     ];
     for (body, reason) in cases {
         let code = format!("{header}{body}");

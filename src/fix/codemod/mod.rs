@@ -418,7 +418,16 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
                     continue;
                 }
                 Err(r) => {
-                    refuse_fn(&mut out, *fi, format!("the helper `{name}`: {}", r.reason));
+                    // What the roots are for decides before how the helper is written: an
+                    // allow-list is never a parameter, whatever the helper's shape.
+                    let what = format!("the helper `{name}`");
+                    let mut fns = callers.clone();
+                    fns.push(*fi);
+                    let why = match purposes.migration(&fns, &what, roots_to, Err(allow::NO_CONFIG.into())) {
+                        Migration::Leave(why) if why.contains("allow-list") || why.contains("passed on whole") => why,
+                        _ => format!("{what}: {}", r.reason),
+                    };
+                    refuse_fn(&mut out, *fi, why);
                     continue;
                 }
             };

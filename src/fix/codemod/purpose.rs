@@ -115,15 +115,17 @@ impl Purposes {
         let ids = self.ids(fns);
         let flow = self.model.roots();
         let passed = flow.passed_to(&self.model, &ids);
+        let allow_list = flow.compares(&self.model, &ids);
         if !passed.is_empty() {
             let to: Vec<String> = passed.iter().map(|c| format!("`{c}`")).collect();
+            // The allow-list is the fact that rules out a parameter: said first.
+            let compared = if allow_list { "paths are compared against the roots (an allow-list), and " } else { "" };
             return Migration::Leave(format!(
-                "{what}: the roots list is passed on whole (to {}): what that component does with it decides the \
-                 migration, so the codemod leaves it",
+                "{what}: {compared}the roots list is passed on whole (to {}): what that component does with it \
+                 decides the migration, so the codemod leaves it",
                 to.join(", ")
             ));
         }
-        let allow_list = flow.compares(&self.model, &ids);
         let purpose = flow.purpose_in(&self.model, &ids);
         let config = |why: &str| match &config_possible {
             Ok(()) => Migration::Config,
