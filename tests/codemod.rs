@@ -821,6 +821,11 @@ fn refusals_say_why_in_the_code_s_terms() {
             "impl Srv {\n#[allow(deprecated)]\nasync fn granted(peer: &Peer<RoleServer>) -> Vec<std::path::PathBuf> { let listed = peer.list_roots().await.unwrap(); listed.roots.iter().filter_map(|r| url::Url::parse(&r.uri).ok()?.to_file_path().ok()).collect() }\n#[rmcp::tool(description = \"d\")]\nasync fn open(&self, path: String, peer: Peer<RoleServer>) -> String { let granted = Self::granted(&peer).await; let p = std::path::PathBuf::from(path); if !granted.iter().any(|g| p.starts_with(g)) { return String::new(); } std::fs::read_to_string(p).unwrap_or_default() }\n}\n",
             "the helper `granted`: paths are compared against the roots (an allow-list",
         ),
+        (
+            // Stored behind a setter of another type: where they went is said, not that they went nowhere.
+            "pub struct Book { dirs: Vec<String> }\nimpl Book { pub fn set_dirs(&mut self, dirs: Vec<String>) { self.dirs = dirs; } }\npub struct Host { book: tokio::sync::Mutex<Book> }\nimpl ServerHandler for Host {\n#[allow(deprecated)]\nasync fn on_initialized(&self, context: NotificationContext<RoleServer>) { let Ok(listed) = context.peer.list_roots().await else { return }; let uris: Vec<String> = listed.roots.into_iter().map(|r| r.uri).collect(); self.book.lock().await.set_dirs(uris); }\n}\n",
+            "the roots are requested in `on_initialized` and handed on whole to `set_dirs`",
+        ),
     ];
     for (body, reason) in cases {
         let code = format!("{header}{body}");

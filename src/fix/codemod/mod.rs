@@ -386,10 +386,19 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
                 Some((ty, place)) => {
                     format!("the roots are requested in `{}` and {}", site.name(), stored_elsewhere(&ty, &place))
                 }
-                None => format!(
-                    "the roots are requested in `{}` but not stored in a field of the server that tools read",
-                    site.name()
-                ),
+                None => match purposes.passed_to(*fi).as_slice() {
+                    // Stored, perhaps, behind a call the codemod does not follow (a setter).
+                    [] => format!(
+                        "the roots are requested in `{}` but not stored in a field of the server that tools read",
+                        site.name()
+                    ),
+                    to => format!(
+                        "the roots are requested in `{}` and handed on whole to {}, which the codemod does not \
+                         follow",
+                        site.name(),
+                        to.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+                    ),
+                },
             };
             refuse_fn(&mut out, *fi, why);
         } else {

@@ -95,6 +95,11 @@ impl Purposes {
         Some((ty.to_owned(), path.join(".")))
     }
 
+    /// The calls the function hands the whole roots list to, as written (`session.set_roots`).
+    pub fn passed_to(&self, f: usize) -> Vec<String> {
+        self.model.roots().passed_to(&self.model, &self.ids(&[f]))
+    }
+
     /// Whether the function is test code (`#[test]`, `#[tokio::test]`, `#[cfg(test)]`).
     pub fn is_test(&self, f: usize, site: &FnSite) -> bool {
         crate::rust::test_code::is_test_attr(site.attrs)
