@@ -54,6 +54,9 @@ pub struct Cx<'a> {
     /// How many places that name strings without sending them (`rust::quoted`) enclose the node
     /// being visited; the visitor keeps it.
     pub(crate) quoting: u32,
+    /// How many calls that hand a server's message to this process's own handler
+    /// (`client.handle_server_request(req)`) enclose the node being visited (`quoted::receives`).
+    pub(crate) receiving: u32,
 }
 
 impl<'a> Cx<'a> {
@@ -72,6 +75,7 @@ impl<'a> Cx<'a> {
             macro_bodies: MacroBodies::default(),
             json_bodies: RefCell::default(),
             quoting: 0,
+            receiving: 0,
         }
     }
 
@@ -79,6 +83,12 @@ impl<'a> Cx<'a> {
     /// call's arguments, or a list of what 2026-07-28 removed (`rust::quoted`).
     pub fn quoted(&self) -> bool {
         self.quoting > 0
+    }
+
+    /// Whether the node being visited is a message handed to this process's own handler of the
+    /// server's messages: received (a client, or its test), not sent.
+    pub fn received(&self) -> bool {
+        self.receiving > 0
     }
 
     /// Whether Rust code at `range` is test code (never true in a JSON file).

@@ -97,6 +97,9 @@ pub struct BodySends {
     /// Locals bound to a `self` field (`let r = self.requester.as_ref()?`): the field path.
     field_locals: HashMap<String, Vec<String>>,
     facts: SendFacts,
+    /// How many calls that hand a server's message to the process's own handler enclose the
+    /// expression walked (`quoted::receives`): a request built there is received, not sent.
+    receiving: u32,
 }
 
 impl BodySends {
@@ -210,8 +213,21 @@ impl BodySends {
     }
 
     /// The `method` of a request the body builds (a struct literal's, with an `id`).
+    /// Around a call named `name`: whether it hands what it is given to the process's own handler
+    /// (`client.handle_server_request(req)`); `leave_call` with the answer after its arguments.
+    pub fn enter_call(&mut self, name: &str) -> bool {
+        let receives = crate::rust::quoted::receives(name);
+        self.receiving += u32::from(receives);
+        receives
+    }
+
+    pub fn leave_call(&mut self, receives: bool) {
+        self.receiving -= u32::from(receives);
+    }
+
     pub fn request_method(&mut self, cx: &Cx, method: &Expr) {
         if self.gate
+            && self.receiving == 0
             && let Some((value, range)) = crate::rust::syntax::str_value(cx, method)
             && super::handlers::is_mcp_method(&value)
         {
@@ -224,7 +240,7 @@ impl BodySends {
 
     /// The string literals a `json!` body makes the `"method"` of an object with an `"id"`.
     pub fn json(&mut self, cx: &Cx, tokens: &proc_macro2::TokenStream) {
-        if !self.gate {
+        if !self.gate || self.receiving > 0 {
             return;
         }
         for (value, span) in super::requests::json_request_method_literals(tokens) {

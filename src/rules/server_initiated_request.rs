@@ -181,8 +181,9 @@ impl Rule for ServerInitiatedRequest {
     }
 
     fn struct_lit(&self, cx: &mut Cx, lit: &syn::ExprStruct) {
-        // A hand-rolled request struct: `JsonRpcRequest { id, method: "elicitation/create".into(), .. }`.
-        if cx.role() == Role::Client {
+        // A hand-rolled request struct: `JsonRpcRequest { id, method: "elicitation/create".into(), .. }`,
+        // unless handed to the process's own handler (`client.handle_server_request(..)`): received.
+        if cx.role() == Role::Client || cx.received() {
             return;
         }
         let field = |name: &str| lit.fields.iter().find(|f| matches!(&f.member, Member::Named(i) if i == name));
@@ -197,7 +198,7 @@ impl Rule for ServerInitiatedRequest {
     }
 
     fn json_node(&self, cx: &mut Cx, node: &JsonNode, path: &[Step]) {
-        if cx.origin == Origin::Rust && cx.role() == Role::Client {
+        if cx.origin == Origin::Rust && (cx.role() == Role::Client || cx.received()) {
             return;
         }
         let Some(method) = node.member("method") else { return };

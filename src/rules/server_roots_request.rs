@@ -187,8 +187,9 @@ impl Rule for ServerRootsRequest {
     }
 
     fn struct_lit(&self, cx: &mut Cx, lit: &syn::ExprStruct) {
-        // A hand-rolled request struct: `JsonRpcRequest { id, method: "roots/list".into(), .. }`.
-        if !direction_fires(cx) {
+        // A hand-rolled request struct: `JsonRpcRequest { id, method: "roots/list".into(), .. }`,
+        // unless handed to the process's own handler (`client.handle_server_request(..)`): received.
+        if !direction_fires(cx) || cx.received() {
             return;
         }
         let field = |name: &str| lit.fields.iter().find(|f| matches!(&f.member, Member::Named(i) if i == name));
@@ -200,7 +201,7 @@ impl Rule for ServerRootsRequest {
     }
 
     fn json_node(&self, cx: &mut Cx, node: &JsonNode, path: &[Step]) {
-        if cx.origin == Origin::Rust && !direction_fires(cx) {
+        if cx.origin == Origin::Rust && (!direction_fires(cx) || cx.received()) {
             return;
         }
         check_json_object(cx, node, path);

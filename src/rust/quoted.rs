@@ -9,6 +9,11 @@
 //!   "logging/setLevel")`, a `const` table of retired methods): at least three removed methods of
 //!   at least three different features, and nothing else written as a string.
 //!
+//!
+//! Apart from those, `receives` names the calls that hand a server's message to the process's own
+//! handler (`client.handle_server_request(req)`): a request built there is received, not sent (the
+//! visitor keeps that count too, `Cx::received`).
+//!
 //! A message built inside such a place is still a message: a sending call
 //! (`assert!(client.send_request("ping").await.is_ok())`), a request's constructor
 //! (`JsonRpcRequest::new(7, "ping")`) or a struct literal with a `method` field. The engine's visitor keeps the count (`Cx::quoted`), so every rule reads the same answer.
@@ -37,6 +42,14 @@ const REMOVED: &[(&str, &str)] = &[
 /// The feature a removed method or notification belonged to.
 pub fn removed_feature(wire: &str) -> Option<&'static str> {
     REMOVED.iter().find(|(w, _)| *w == wire).map(|(_, f)| *f)
+}
+
+/// A call that hands a server's message to this process's own handler, so what it is given is
+/// received, not sent: `client.handle_server_request(req)`, `handle_incoming_message(msg)`.
+pub fn receives(name: &str) -> bool {
+    name.starts_with("handle_")
+        && ["server_request", "server_message", "incoming"].iter().any(|w| name.contains(w))
+        && !name.contains("outgoing")
 }
 
 /// `assert!`, `assert_eq!`, `debug_assert_ne!`, `prop_assert!`, `assert_matches!`, ….

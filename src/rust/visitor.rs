@@ -166,7 +166,10 @@ impl<'ast> Visit<'ast> for RuleVisitor<'_, '_> {
         for rule in self.rules {
             rule.method_call(self.cx, e, &name);
         }
+        let receives = u32::from(quoted::receives(&name));
+        self.cx.receiving += receives;
         visit::visit_expr_method_call(self, e);
+        self.cx.receiving -= receives;
         self.cx.quoting = saved;
     }
 
@@ -180,7 +183,10 @@ impl<'ast> Visit<'ast> for RuleVisitor<'_, '_> {
         for rule in self.rules {
             rule.call(self.cx, e, callee.as_deref());
         }
+        let receives = u32::from(callee.as_deref().is_some_and(quoted::receives));
+        self.cx.receiving += receives;
         visit::visit_expr_call(self, e);
+        self.cx.receiving -= receives;
         if let Some(saved) = saved {
             self.cx.quoting = saved;
         }
