@@ -435,6 +435,10 @@ fn lock_file(dir: &Path, own_workspace: bool) -> Option<PathBuf> {
     if !own_workspace {
         for root in dir.ancestors().skip(1) {
             let Ok(text) = std::fs::read_to_string(root.join("Cargo.toml")) else { continue };
+            // Most manifests above a crate are no workspace's: not parsed.
+            if !text.contains("workspace") {
+                continue;
+            }
             let Ok(doc) = text.parse::<toml::Table>() else { continue };
             let Some(workspace) = doc.get("workspace") else { continue };
             let excluded = workspace

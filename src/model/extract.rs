@@ -921,17 +921,20 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
     }
 
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-        let receives = self.senders.enter_call(&m.method.to_string());
-        self.method_call(m);
+        // Named once for both.
+        let name = m.method.to_string();
+        let receives = self.senders.enter_call(Some(&name));
+        self.method_call(m, name);
         self.senders.leave_call(receives);
     }
 
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        // Named only where sends are kept (most calls are not looked at by name).
         let name = match &*c.func {
-            Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            Expr::Path(p) if self.senders.gated() => p.path.segments.last().map(|s| s.ident.to_string()),
             _ => None,
         };
-        let receives = self.senders.enter_call(name.as_deref().unwrap_or_default());
+        let receives = self.senders.enter_call(name.as_deref());
         self.fn_call(c);
         self.senders.leave_call(receives);
     }
@@ -1000,11 +1003,10 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
 
 impl<'ast> Body<'_, '_, 'ast> {
     /// `visit_expr_method_call`, inside `BodySends::enter_call`.
-    fn method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+    fn method_call(&mut self, m: &'ast syn::ExprMethodCall, name: String) {
         if m.method == "get" && m.args.is_empty() {
             self.typed_entry_read(m);
         }
-        let name = m.method.to_string();
         if self.senders.gated() {
             self.senders.sending_call(self.cx, &name, &m.args.iter().collect::<Vec<_>>());
         }

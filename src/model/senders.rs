@@ -213,10 +213,11 @@ impl BodySends {
     }
 
     /// The `method` of a request the body builds (a struct literal's, with an `id`).
-    /// Around a call named `name`: whether it hands what it is given to the process's own handler
+    /// Around a call of `name`: whether it hands what it is given to the process's own handler
     /// (`client.handle_server_request(req)`); `leave_call` with the answer after its arguments.
-    pub fn enter_call(&mut self, name: &str) -> bool {
-        let receives = crate::rust::quoted::receives(name);
+    /// Asked only where sends are kept (`gate`).
+    pub fn enter_call(&mut self, name: Option<&str>) -> bool {
+        let receives = self.gate && name.is_some_and(crate::rust::quoted::receives);
         self.receiving += u32::from(receives);
         receives
     }
