@@ -31,6 +31,15 @@ pub enum Origin {
 /// A `json!` body as read: its tree, or `None` when it is not JSON.
 type JsonBody = Option<Rc<JsonNode>>;
 
+/// A `Cx::file_fact`, once found.
+struct FileFact<T>(Option<T>);
+
+impl<T> Default for FileFact<T> {
+    fn default() -> Self {
+        FileFact(None)
+    }
+}
+
 pub struct Cx<'a> {
     pub file: &'a SourceFile,
     pub crate_ctx: &'a CrateContext,
@@ -182,6 +191,24 @@ impl<'a> Cx<'a> {
         let value = plain.map_or_else(|| Cow::Owned(lit.value()), Cow::Borrowed);
         debug_assert_eq!(value, lit.value());
         value
+    }
+
+    /// A fact of the file found once, by the first asker that has the tree (a rule's
+    /// `rust_file`), and kept for later askers that have only the `Cx` (a rule's `rust_fn`, the
+    /// model's facts, which run after the rules): `known_fact`. Keyed by `T`, so each fact is a
+    /// type of its own (`roots::FileFields`, `uri_cuts::SchemeConsts`).
+    pub fn file_fact<T: Clone + 'static>(&mut self, find: impl FnOnce(&Self) -> T) -> T {
+        if let Some(found) = self.known_fact::<T>() {
+            return found;
+        }
+        let found = find(self);
+        self.state::<FileFact<T>>().0 = Some(found.clone());
+        found
+    }
+
+    /// What `file_fact` found for this file (`None` before it ran).
+    pub fn known_fact<T: Clone + 'static>(&self) -> Option<T> {
+        self.state_ref::<FileFact<T>>().and_then(|f| f.0.clone())
     }
 
     /// A rule's state for this file, created on first use: rules are shared by every worker, so

@@ -766,6 +766,96 @@ impl<'ast> Body<'_, '_, 'ast> {
         }
         self.locals.alias(name, place);
     }
+
+    /// `visit_expr_method_call`, inside `BodySends::enter_call`.
+    fn method_call(&mut self, m: &'ast syn::ExprMethodCall, name: String) {
+        if m.method == "get" && m.args.is_empty() {
+            self.typed_entry_read(m);
+        }
+        if self.senders.gated() {
+            self.senders.sending_call(self.cx, &name, &m.args.iter().collect::<Vec<_>>());
+        }
+        let stores = STORE_METHODS.contains(&name.as_str()) || state::MUTATORS.contains(&name.as_str());
+        if is_self(&m.receiver) {
+            let range = self.cx.span_range(m.method.span()).start..self.cx.span_range(m.paren_token.span.close()).end;
+            let args: Vec<&Expr> = m.args.iter().collect();
+            self.call(Callee::SelfMethod(name), range, &args);
+        } else if !stores && let Some(field) = super::flow::self_path(&m.receiver) {
+            // `self.store.put(..)`: a method of the field's type where the crate defines it.
+            let range = self.cx.span_range(m.method.span()).start..self.cx.span_range(m.paren_token.span.close()).end;
+            let args: Vec<&Expr> = m.args.iter().collect();
+            let sends = requests::sends_its_method_argument(&name);
+            self.call(Callee::FieldMethod(field, name), range, &args);
+            if sends {
+                self.sends_method_from(&args);
+            }
+        } else if !stores && let Some(field) = self.senders.field_local(&m.receiver) {
+            // `let r = self.requester.as_ref()?; r.ask(..)`: a method of the field's type.
+            let range = self.cx.span_range(m.method.span()).start..self.cx.span_range(m.paren_token.span.close()).end;
+            let args: Vec<&Expr> = m.args.iter().collect();
+            self.call(Callee::FieldMethod(field, name.clone()), range, &args);
+            if requests::sends_its_method_argument(&name) {
+                self.sends_method_from(&args);
+            }
+        } else if requests::sends_its_method_argument(&name) {
+            let args: Vec<&Expr> = m.args.iter().collect();
+            self.senders.call(None, &name, &args);
+            self.sends_method_from(&args);
+        } else if stores {
+            let value = m.args.iter().fold(Origins::default(), |acc, a| acc.or(self.origins(a)));
+            let end = self.cx.span_range(m.paren_token.span.close()).end;
+            let switch =
+                name == "take" || state::SWITCH_METHODS.contains(&name.as_str()) && m.args.iter().any(state::is_switch);
+            // One value stored whole (`set(v)`, `replace(v)`, a typed map's `insert(v)`, a keyed
+            // map's `insert(k, v)`).
+            let keyed = m.args.len() == 2 && name == "insert";
+            let stored = (m.args.len() == 1 && matches!(name.as_str(), "set" | "replace" | "insert" | "get_or_insert"))
+                .then(|| &m.args[0])
+                .or_else(|| keyed.then(|| &m.args[1]));
+            // A typed map's `insert(v)` (one argument): keyed by the value's type, spelled out
+            // (`insert::<T>(v)`) or declared for the local it passes.
+            let entry = match stored {
+                Some(v) if name == "insert" && !keyed => turbofish_client_type(m).or_else(|| self.client_type_of(v)),
+                _ => None,
+            };
+            let stored = stored.map(|v| (v, keyed));
+            if self.write(&m.receiver, value, WriteOp { how: name, switch, end }, stored, entry) {
+                m.args.iter().for_each(|a| self.visit_expr(a));
+                return;
+            }
+        } else if name.starts_with("notify_") && name.ends_with("list_changed") {
+            self.fact.list_changed.push(crate::rust::syntax::method_call_range(self.cx, m));
+        }
+        visit::visit_expr_method_call(self, m);
+    }
+
+    /// `visit_expr_call`, inside `BodySends::enter_call`.
+    fn fn_call(&mut self, c: &'ast syn::ExprCall) {
+        // `Ok(..)`, `Some(..)`, `Wrapper(..)`: constructors, not functions.
+        let constructor = |p: &syn::Path| {
+            p.segments.len() == 1 && p.segments[0].ident.to_string().starts_with(|c: char| c.is_ascii_uppercase())
+        };
+        if let Expr::Path(p) = &*c.func
+            && p.qself.is_none()
+            && !constructor(&p.path)
+        {
+            let path: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let range = call_range(self.cx, c, p);
+            self.senders.request_value(&path, range.clone());
+            if self.senders.gated() {
+                self.senders.sending_call(
+                    self.cx,
+                    path.last().map_or("", String::as_str),
+                    &c.args.iter().collect::<Vec<_>>(),
+                );
+            }
+            let args: Vec<&Expr> = c.args.iter().collect();
+            self.call(Callee::Path(path), range, &args);
+            c.args.iter().for_each(|a| self.visit_expr(a));
+            return;
+        }
+        visit::visit_expr_call(self, c);
+    }
 }
 
 /// One accessor of a place (`.lock()`, `.await`, `?`, `*`, `[i]`): the expression under it.
@@ -998,98 +1088,6 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             (self.fact, self.env, self.locals, self.senders) = (inner.fact, inner.env, inner.locals, inner.senders);
         }
         self.locals.quiet -= quiet as usize;
-    }
-}
-
-impl<'ast> Body<'_, '_, 'ast> {
-    /// `visit_expr_method_call`, inside `BodySends::enter_call`.
-    fn method_call(&mut self, m: &'ast syn::ExprMethodCall, name: String) {
-        if m.method == "get" && m.args.is_empty() {
-            self.typed_entry_read(m);
-        }
-        if self.senders.gated() {
-            self.senders.sending_call(self.cx, &name, &m.args.iter().collect::<Vec<_>>());
-        }
-        let stores = STORE_METHODS.contains(&name.as_str()) || state::MUTATORS.contains(&name.as_str());
-        if is_self(&m.receiver) {
-            let range = self.cx.span_range(m.method.span()).start..self.cx.span_range(m.paren_token.span.close()).end;
-            let args: Vec<&Expr> = m.args.iter().collect();
-            self.call(Callee::SelfMethod(name), range, &args);
-        } else if !stores && let Some(field) = super::flow::self_path(&m.receiver) {
-            // `self.store.put(..)`: a method of the field's type where the crate defines it.
-            let range = self.cx.span_range(m.method.span()).start..self.cx.span_range(m.paren_token.span.close()).end;
-            let args: Vec<&Expr> = m.args.iter().collect();
-            let sends = requests::sends_its_method_argument(&name);
-            self.call(Callee::FieldMethod(field, name), range, &args);
-            if sends {
-                self.sends_method_from(&args);
-            }
-        } else if !stores && let Some(field) = self.senders.field_local(&m.receiver) {
-            // `let r = self.requester.as_ref()?; r.ask(..)`: a method of the field's type.
-            let range = self.cx.span_range(m.method.span()).start..self.cx.span_range(m.paren_token.span.close()).end;
-            let args: Vec<&Expr> = m.args.iter().collect();
-            self.call(Callee::FieldMethod(field, name.clone()), range, &args);
-            if requests::sends_its_method_argument(&name) {
-                self.sends_method_from(&args);
-            }
-        } else if requests::sends_its_method_argument(&name) {
-            let args: Vec<&Expr> = m.args.iter().collect();
-            self.senders.call(None, &name, &args);
-            self.sends_method_from(&args);
-        } else if stores {
-            let value = m.args.iter().fold(Origins::default(), |acc, a| acc.or(self.origins(a)));
-            let end = self.cx.span_range(m.paren_token.span.close()).end;
-            let switch =
-                name == "take" || state::SWITCH_METHODS.contains(&name.as_str()) && m.args.iter().any(state::is_switch);
-            // One value stored whole (`set(v)`, `replace(v)`, a typed map's `insert(v)`, a keyed
-            // map's `insert(k, v)`).
-            let keyed = m.args.len() == 2 && name == "insert";
-            let stored = (m.args.len() == 1 && matches!(name.as_str(), "set" | "replace" | "insert" | "get_or_insert"))
-                .then(|| &m.args[0])
-                .or_else(|| keyed.then(|| &m.args[1]));
-            // A typed map's `insert(v)` (one argument): keyed by the value's type, spelled out
-            // (`insert::<T>(v)`) or declared for the local it passes.
-            let entry = match stored {
-                Some(v) if name == "insert" && !keyed => turbofish_client_type(m).or_else(|| self.client_type_of(v)),
-                _ => None,
-            };
-            let stored = stored.map(|v| (v, keyed));
-            if self.write(&m.receiver, value, WriteOp { how: name, switch, end }, stored, entry) {
-                m.args.iter().for_each(|a| self.visit_expr(a));
-                return;
-            }
-        } else if name.starts_with("notify_") && name.ends_with("list_changed") {
-            self.fact.list_changed.push(crate::rust::syntax::method_call_range(self.cx, m));
-        }
-        visit::visit_expr_method_call(self, m);
-    }
-
-    /// `visit_expr_call`, inside `BodySends::enter_call`.
-    fn fn_call(&mut self, c: &'ast syn::ExprCall) {
-        // `Ok(..)`, `Some(..)`, `Wrapper(..)`: constructors, not functions.
-        let constructor = |p: &syn::Path| {
-            p.segments.len() == 1 && p.segments[0].ident.to_string().starts_with(|c: char| c.is_ascii_uppercase())
-        };
-        if let Expr::Path(p) = &*c.func
-            && p.qself.is_none()
-            && !constructor(&p.path)
-        {
-            let path: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-            let range = call_range(self.cx, c, p);
-            self.senders.request_value(&path, range.clone());
-            if self.senders.gated() {
-                self.senders.sending_call(
-                    self.cx,
-                    path.last().map_or("", String::as_str),
-                    &c.args.iter().collect::<Vec<_>>(),
-                );
-            }
-            let args: Vec<&Expr> = c.args.iter().collect();
-            self.call(Callee::Path(path), range, &args);
-            c.args.iter().for_each(|a| self.visit_expr(a));
-            return;
-        }
-        visit::visit_expr_call(self, c);
     }
 }
 

@@ -120,32 +120,24 @@ pub fn may_hold_roots(text: Option<&str>, fields: &[(String, Elem)]) -> bool {
 
 /// The fields of `self` a file fills with roots lists (`*self.folders.write().await = dirs`,
 /// `self.roots = listed.roots`, `Self { folders: dirs, .. }`), found once per file and kept in the
-/// file's `Cx` state for every roots rule and the model's facts.
+/// file's `Cx` (`Cx::file_fact`) for every roots rule and the model's facts.
 pub fn file_fields(cx: &mut Cx, file: &syn::File) -> Vec<(String, Elem)> {
-    if let Some(found) = cx.state_ref::<FileFields>().and_then(|f| f.0.clone()) {
-        return found;
-    }
-    let found = fields_of(cx, file);
-    cx.state::<FileFields>().0 = Some(found.clone());
-    found
+    cx.file_fact(|cx| FileFields(fields_of(cx, file))).0
 }
 
 /// `file_fields` for the model's facts, which see the file's `Cx` after the rules: the fields a
 /// rule found, else found again.
 pub fn file_fields_seen(cx: &Cx, file: &syn::File) -> Vec<(String, Elem)> {
-    match cx.state_ref::<FileFields>().and_then(|f| f.0.clone()) {
-        Some(found) => found,
-        None => fields_of(cx, file),
-    }
+    cx.known_fact::<FileFields>().map_or_else(|| fields_of(cx, file), |f| f.0)
 }
 
 /// The fields `file_fields` found for this file (none before it ran).
 pub fn known_fields(cx: &Cx) -> Vec<(String, Elem)> {
-    cx.state_ref::<FileFields>().and_then(|f| f.0.clone()).unwrap_or_default()
+    cx.known_fact::<FileFields>().map(|f| f.0).unwrap_or_default()
 }
 
-#[derive(Default)]
-struct FileFields(Option<Vec<(String, Elem)>>);
+#[derive(Clone)]
+struct FileFields(Vec<(String, Elem)>);
 
 fn fields_of(cx: &Cx, file: &syn::File) -> Vec<(String, Elem)> {
     if !roots_search().is_match(&cx.file.text) {

@@ -238,30 +238,25 @@ pub fn slice_start(r: &syn::ExprRange, consts: &[String]) -> Option<(bool, bool)
 
 /// The names of the file's `const`/`static` strings that hold a `file://` scheme
 /// (`const FILE_URI_PREFIX: &str = "file://";`, in any module or impl of the file), found once per
-/// file and kept in its `Cx` state for the rule and the model's facts. A const of another file is
-/// not known here: a cut with it is missed, never guessed.
-#[derive(Default)]
-pub struct SchemeConsts(Option<Vec<String>>);
+/// file and kept in its `Cx` (`Cx::file_fact`) for the rule and the model's facts. A const of
+/// another file is not known here: a cut with it is missed, never guessed.
+#[derive(Clone)]
+pub struct SchemeConsts(Vec<String>);
 
 impl SchemeConsts {
     /// The file's scheme consts, found on first use.
     pub fn of(cx: &mut Cx, file: &syn::File) -> Vec<String> {
-        if let Some(found) = cx.state_ref::<SchemeConsts>().and_then(|c| c.0.clone()) {
-            return found;
-        }
-        let found = Self::find(cx, file);
-        cx.state::<SchemeConsts>().0 = Some(found.clone());
-        found
+        cx.file_fact(|cx| SchemeConsts(Self::find(cx, file))).0
     }
 
     /// `of` for the model's facts, which see the file's `Cx` after the rules.
     pub fn seen(cx: &Cx, file: &syn::File) -> Vec<String> {
-        cx.state_ref::<SchemeConsts>().and_then(|c| c.0.clone()).unwrap_or_else(|| Self::find(cx, file))
+        cx.known_fact::<SchemeConsts>().map_or_else(|| Self::find(cx, file), |c| c.0)
     }
 
     /// What `of` found (none before it ran).
     pub fn known(cx: &Cx) -> Vec<String> {
-        cx.state_ref::<SchemeConsts>().and_then(|c| c.0.clone()).unwrap_or_default()
+        cx.known_fact::<SchemeConsts>().map(|c| c.0).unwrap_or_default()
     }
 
     fn find(cx: &Cx, file: &syn::File) -> Vec<String> {

@@ -433,7 +433,7 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
                     let mut fns = callers.clone();
                     fns.push(*fi);
                     let why = match purposes.migration(&fns, &what, roots_to, Err(allow::NO_CONFIG.into())) {
-                        Migration::Leave(why) if why.contains("allow-list") || why.contains("passed on whole") => why,
+                        Migration::Leave(why) if purposes.rules_out_param(&fns) => why,
                         _ => format!("{what}: {}", r.reason),
                     };
                     refuse_fn(&mut out, *fi, why);

@@ -100,6 +100,13 @@ impl Purposes {
         self.model.roots().passed_to(&self.model, &self.ids(&[f]))
     }
 
+    /// Whether what the functions do with the roots rules out a tool parameter whatever their
+    /// shape: paths are compared against them (an allow-list), or the list is passed on whole.
+    pub fn rules_out_param(&self, fns: &[usize]) -> bool {
+        let (ids, flow) = (self.ids(fns), self.model.roots());
+        flow.compares(&self.model, &ids) || !flow.passed_to(&self.model, &ids).is_empty()
+    }
+
     /// Whether the function is test code (`#[test]`, `#[tokio::test]`, `#[cfg(test)]`).
     pub fn is_test(&self, f: usize, site: &FnSite) -> bool {
         crate::rust::test_code::is_test_attr(site.attrs)
