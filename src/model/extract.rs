@@ -46,9 +46,10 @@ pub fn file_facts(
     let roots = roots_in_crate.then(|| (super::roots::file_fields_seen(cx, file), super::roots::file_evidence(cx)));
     let retries = retries_in_crate.then(|| super::retries::FileGate::of(cx));
     let sends = super::senders::file_gate(cx);
+    let gates = super::init_gates::file_gate(cx);
     // The same gate as the roots facts, whose cuts they are.
     let scheme_consts = if roots.is_some() { super::uri_cuts::SchemeConsts::seen(cx, file) } else { Vec::new() };
-    let mut e = Extract { cx, out, state, roots, retries, sends, scheme_consts };
+    let mut e = Extract { cx, out, state, roots, retries, sends, gates, scheme_consts };
     e.items(&file.items, &module);
     e.out
 }
@@ -65,6 +66,8 @@ struct Extract<'c, 'a> {
     retries: Option<super::retries::FileGate>,
     /// The file has the words of a server-sent request (`senders::file_gate`).
     sends: bool,
+    /// The file has the words of a handshake gate (`init_gates::file_gate`).
+    gates: bool,
     /// The file's consts that hold a `file://` scheme (`uri_cuts::SchemeConsts`).
     scheme_consts: Vec<String>,
 }
@@ -314,6 +317,7 @@ impl Extract<'_, '_> {
             variant_arms: Vec::new(),
             places: Vec::new(),
             list_changed: Vec::new(),
+            guards: Vec::new(),
             values: super::request_state::value_facts(self.cx, sig, body, self.state),
             request_method_params: 0,
             roots,
@@ -327,7 +331,7 @@ impl Extract<'_, '_> {
         };
         let server = fact.role == Role::Server || (fact.role == Role::Unknown && self.out.role == Role::Server);
         let senders = super::senders::BodySends::new(self.sends, server, &sig.generics);
-        let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new(), locals, senders };
+        let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new(), locals, senders, gates: self.gates };
         body_walk.visit_block(body);
         let Body { mut fact, nested, senders, .. } = body_walk;
         fact.sends = senders.finish();
@@ -479,9 +483,33 @@ struct Body<'c, 'a, 'ast> {
     locals: state::Locals,
     /// What it sends (`senders`), and the locals bound to `self` fields.
     senders: super::senders::BodySends,
+    /// Its rejecting guards are kept (`FnFact::guards`): the file has a handshake gate's words.
+    gates: bool,
 }
 
 impl<'ast> Body<'_, '_, 'ast> {
+    /// A `let … else` whose `else` rejects: the values its pattern requires to be set (`Some(_)`,
+    /// `Ok(_)`, `true`), element by element of a tuple.
+    fn let_else_guard(&mut self, pat: &syn::Pat, value: &Expr) {
+        let range = self.cx.node_range(value);
+        let mut tested = Vec::new();
+        required_values(pat, value, &mut tested);
+        for value in tested {
+            let value = self.cx.node_range(value);
+            self.fact.guards.push((range.clone(), value));
+        }
+    }
+
+    /// Keeps a rejecting guard's condition with each value it tests for being set.
+    fn guard(&mut self, cond: &Expr) {
+        let mut tested = Vec::new();
+        flag_tests(cond, &mut tested);
+        let range = self.cx.node_range(cond);
+        for value in tested {
+            let value = self.cx.node_range(value);
+            self.fact.guards.push((range.clone(), value));
+        }
+    }
     /// Where an expression's value comes from.
     fn origins(&self, e: &Expr) -> Origins {
         struct Scan<'e> {
@@ -819,7 +847,8 @@ impl<'ast> Body<'_, '_, 'ast> {
                 _ => None,
             };
             let stored = stored.map(|v| (v, keyed));
-            if self.write(&m.receiver, value, WriteOp { how: name, switch, end }, stored, entry) {
+            let resets = name == "take" || m.args.first().is_some_and(state::is_reset) && !keyed;
+            if self.write(&m.receiver, value, WriteOp { how: name, switch, resets, end }, stored, entry) {
                 m.args.iter().for_each(|a| self.visit_expr(a));
                 return;
             }
@@ -895,6 +924,10 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
         let origins = l.init.as_ref().map_or(Origins::default(), |init| {
             self.visit_expr(&init.expr);
             if let Some((_, diverge)) = &init.diverge {
+                // `let (Some(data), true) = (&self.data, self.ready) else { bail!(..) }`.
+                if self.gates && crate::rust::rejects::expr_rejects(diverge) {
+                    self.let_else_guard(&l.pat, &init.expr);
+                }
                 self.visit_expr(diverge);
             }
             self.origins(&init.expr)
@@ -945,7 +978,8 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
     fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
         if state::is_compound_assign(&b.op) {
             let value = self.origins(&b.right);
-            let op = WriteOp { how: "+=".to_owned(), switch: false, end: self.cx.node_range(&*b.left).end };
+            let end = self.cx.node_range(&*b.left).end;
+            let op = WriteOp { how: "+=".to_owned(), switch: false, resets: false, end };
             if self.write(&b.left, value, op, None, None) {
                 self.visit_expr(&b.right);
                 return;
@@ -986,10 +1020,22 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             }
             self.bind(&arm.pat, origins);
             if let Some((_, guard)) = &arm.guard {
+                if self.gates && crate::rust::rejects::expr_rejects(&arm.body) {
+                    self.guard(guard);
+                }
                 self.visit_expr(guard);
             }
             self.visit_expr(&arm.body);
         }
+    }
+
+    fn visit_expr_if(&mut self, e: &'ast syn::ExprIf) {
+        use crate::rust::rejects::{block_rejects, expr_rejects};
+        let else_rejects = || e.else_branch.as_ref().is_some_and(|(_, other)| expr_rejects(other));
+        if self.gates && (block_rejects(&e.then_branch) || else_rejects()) {
+            self.guard(&e.cond);
+        }
+        visit::visit_expr_if(self, e);
     }
 
     fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
@@ -1002,8 +1048,12 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
 
     fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
         let value = self.origins(&a.right);
-        let op =
-            WriteOp { how: "=".to_owned(), switch: state::is_switch(&a.right), end: self.cx.node_range(&*a.left).end };
+        let op = WriteOp {
+            how: "=".to_owned(),
+            switch: state::is_switch(&a.right),
+            resets: state::is_reset(&a.right),
+            end: self.cx.node_range(&*a.left).end,
+        };
         if !self.write(&a.left, value, op, Some((&a.right, false)), None) {
             self.visit_expr(&a.left);
         }
@@ -1065,7 +1115,7 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
                 let (fact, env, locals) =
                     (std::mem::take(&mut self.fact), std::mem::take(&mut self.env), std::mem::take(&mut self.locals));
                 let senders = std::mem::take(&mut self.senders);
-                let mut inner = Body { cx: self.cx, fact, env, nested: Vec::new(), locals, senders };
+                let mut inner = Body { cx: self.cx, fact, env, nested: Vec::new(), locals, senders, gates: self.gates };
                 exprs.iter().for_each(|e| inner.visit_expr(e));
                 (self.fact, self.env, self.locals, self.senders) = (inner.fact, inner.env, inner.locals, inner.senders);
             }
@@ -1080,7 +1130,7 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             let env = std::mem::take(&mut self.env);
             let locals = std::mem::take(&mut self.locals);
             let senders = std::mem::take(&mut self.senders);
-            let mut inner = Body { cx: self.cx, fact, env, nested: Vec::new(), locals, senders };
+            let mut inner = Body { cx: self.cx, fact, env, nested: Vec::new(), locals, senders, gates: self.gates };
             match &*body {
                 MacroBody::Exprs(exprs) => exprs.iter().for_each(|e| inner.visit_expr(e)),
                 MacroBody::Stmts(stmts) => stmts.iter().for_each(|s| inner.visit_stmt(s)),
@@ -1151,5 +1201,54 @@ fn arm_methods(pat: &syn::Pat) -> Vec<String> {
         syn::Pat::Or(o) => o.cases.iter().flat_map(arm_methods).collect(),
         syn::Pat::Paren(p) => arm_methods(&p.pat),
         _ => Vec::new(),
+    }
+}
+
+/// The values a condition tests for being set, not against another runtime value: `!flag`, a
+/// bare `flag`, `x.is_none()` / `x.is_some()`, `x == C` / `x != C` with `C` a literal or a path
+/// (`State::Ready`), `let Some(_) = x`, through `&&`, `||` and parentheses. `state.owner != owner`
+/// compares two values and tests none.
+fn flag_tests<'e>(cond: &'e Expr, out: &mut Vec<&'e Expr>) {
+    use crate::rust::rejects::strip;
+    // A literal, or a path to a constant or variant (`State::Ready`, `READY`, `None`), not a local.
+    let constant = |e: &Expr| match strip(e) {
+        Expr::Lit(_) => true,
+        Expr::Path(p) => p.path.segments.last().is_some_and(|s| s.ident.to_string().starts_with(char::is_uppercase)),
+        _ => false,
+    };
+    match strip(cond) {
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => flag_tests(&u.expr, out),
+        Expr::Binary(b) => match b.op {
+            syn::BinOp::And(_) | syn::BinOp::Or(_) => {
+                flag_tests(&b.left, out);
+                flag_tests(&b.right, out);
+            }
+            syn::BinOp::Eq(_) | syn::BinOp::Ne(_) if constant(&b.right) && !constant(&b.left) => out.push(&b.left),
+            syn::BinOp::Eq(_) | syn::BinOp::Ne(_) if constant(&b.left) && !constant(&b.right) => out.push(&b.right),
+            _ => {}
+        },
+        Expr::MethodCall(m) if m.args.is_empty() && (m.method == "is_none" || m.method == "is_some") => {
+            out.push(&m.receiver)
+        }
+        Expr::Let(l) => out.push(&l.expr),
+        // `self.ready.load(Ordering::Acquire)`, `self.is_ready()`: read as set or not; a call given
+        // other values (`allowed.contains(&name)`) tests them against it.
+        Expr::MethodCall(m) if m.args.is_empty() || m.method == "load" => out.push(cond),
+        e @ (Expr::Field(_) | Expr::Path(_)) => out.push(e),
+        _ => {}
+    }
+}
+
+/// The parts of `value` that pattern `pat` requires to be set: a `Some(_)` / `Ok(_)` or `true`
+/// pattern, element by element where both are tuples.
+fn required_values<'e>(pat: &syn::Pat, value: &'e Expr, out: &mut Vec<&'e Expr>) {
+    use crate::rust::rejects::strip;
+    match (pat, strip(value)) {
+        (syn::Pat::Tuple(p), Expr::Tuple(t)) if p.elems.len() == t.elems.len() => {
+            p.elems.iter().zip(&t.elems).for_each(|(p, v)| required_values(p, v, out));
+        }
+        (syn::Pat::TupleStruct(p), _) if p.path.is_ident("Some") || p.path.is_ident("Ok") => out.push(value),
+        (syn::Pat::Lit(l), _) if matches!(&l.lit, syn::Lit::Bool(b) if b.value) => out.push(value),
+        _ => {}
     }
 }

@@ -78,6 +78,25 @@ impl<'m> InitHandlers<'m> {
         InitHandlers { handlers, arms, reached }
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.handlers.is_empty()
+    }
+
+    /// The overriding functions (`ServerHandler::initialize`, `on_initialized`).
+    pub(super) fn overrides(&self) -> impl Iterator<Item = FnId> + '_ {
+        self.handlers.iter().filter(|h| h.kind == HandlerKind::Override).map(|h| h.fn_)
+    }
+
+    /// Dispatcher arms answering `initialize`: (dispatcher, arm, method).
+    pub(super) fn arm_methods(&self) -> Vec<(FnId, Range<usize>, String)> {
+        self.handlers.iter().filter_map(|h| Some((h.fn_, h.arm.clone()?, h.method.clone()))).collect()
+    }
+
+    /// Every function the handlers' code calls, directly or not.
+    pub(super) fn reached(&self) -> &HashSet<FnId> {
+        &self.reached
+    }
+
     /// An `initialize` override, or a helper only `initialize` code calls: its reads answer no
     /// other request.
     pub fn only_for_initialize(&self, model: &CrateModel, id: FnId) -> bool {

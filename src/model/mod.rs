@@ -54,6 +54,10 @@
 //!   `state`; a trait object parameter of the crate, `sessions: &dyn SessionBackend`, one place
 //!   per trait);
 //!   and where one body's `peer_info()` value goes (`peer_info`, a walk on the parsing worker);
+//! - handshake gates (`init_gates`, in files with a gate's words): the conditions that turn a
+//!   request away (`FnFact::guards`: an `if`, a `match` guard or a `let … else` whose rejecting
+//!   branch is an error, with the values they test for being set), and which of them test a place
+//!   that only `initialize` code turns on;
 //! - delegation (`delegation`): the crate's traits with their methods, the generic parameters and
 //!   bounds of structs and impls, each impl's trait path; in handler overrides, the calls on a
 //!   `self` field (or a local bound to one) given some of the override's parameters; and so which
@@ -86,6 +90,7 @@ pub mod delegation;
 pub mod extract;
 pub mod flow;
 pub mod handlers;
+pub mod init_gates;
 pub mod init_stores;
 pub mod peer_info;
 pub mod request_state;
@@ -246,6 +251,11 @@ pub struct FnFact {
     pub places: Vec<FieldAccess>,
     /// `notify_*_list_changed()` calls.
     pub list_changed: Vec<Range<usize>>,
+    /// Conditions that decide whether a request is turned away (an `if` or `if let` whose one
+    /// branch only rejects, `rust::rejects`; a `match` arm's guard whose arm only rejects), each
+    /// with a value it tests for being set (`!self.ready`, `self.state != State::Ready`,
+    /// `self.session.is_none()`): (condition, tested value).
+    pub guards: Vec<(Range<usize>, Range<usize>)>,
     /// What it does with values: integrity checks, decoded parameters, `requestState`.
     pub values: request_state::ValueFacts,
     /// Parameters (bits as in `Origins::params`) that the body makes the `method` of a JSON-RPC
@@ -325,6 +335,8 @@ pub struct WriteOp {
     pub how: String,
     /// The value switches state: `true`, `false`, `None`, `Some(..)` (or `take()`).
     pub switch: bool,
+    /// The value turns it off: `false`, `None`, `take()` (`state::is_reset`).
+    pub resets: bool,
     /// Where the write ends (the assigned place, or the call's closing parenthesis).
     pub end: usize,
 }

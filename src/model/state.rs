@@ -384,6 +384,16 @@ pub fn is_switch(e: &Expr) -> bool {
     }
 }
 
+/// `false` or `None`: a value that turns a switch off.
+pub fn is_reset(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(l) => matches!(&l.lit, syn::Lit::Bool(b) if !b.value),
+        Expr::Path(p) => p.path.is_ident("None"),
+        Expr::Paren(p) => is_reset(&p.expr),
+        _ => false,
+    }
+}
+
 pub fn is_compound_assign(op: &syn::BinOp) -> bool {
     use syn::BinOp::*;
     matches!(

@@ -49,6 +49,7 @@ use crate::rust::syntax::{
     is_self, mentions_method, method_call_range, path_ends_with, pattern_paths, rpc_type_path, tokens_mention_any,
 };
 
+mod gates;
 mod methods;
 
 use methods::{PING, Removed, SDK_ENUMS, VARIANTS, removed};
@@ -96,7 +97,9 @@ static META: RuleMeta = RuleMeta {
     mcp_triggers: &["\"initialize\"", "\"ping\""],
     // The crate's own helpers that make a parameter a request's method (`Request { method: m, id }`,
     // and `json!({"method": m, …})` below): their files feed the crate model (`model::requests`).
-    crate_triggers: &["\\bmethod:"],
+    // Code that turns requests away until the handshake is done says so (`if !self.initialized`,
+    // "no handshake yet"): handshake gates (`gates`).
+    crate_triggers: &["\\bmethod:", "initialized", "Initialized", "INITIALIZED", "handshake", "Handshake"],
     help: None,
     fixable: false,
     doc: include_str!("../../rules/removed-method.md"),
@@ -156,6 +159,7 @@ impl Rule for RemovedMethod {
         delegated_handlers(cx, model);
         sent_through_helpers(cx, model);
         trait_const_methods(cx, model);
+        gates::handshake_gates(cx, model);
     }
 
     fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall, name: &str) {
@@ -625,6 +629,14 @@ impl<'ast> Visit<'ast> for BodyWalk<'_, '_> {
 #[cfg(test)]
 mod tests {
     use crate::engine::check_text;
+
+    /// A file the model keeps guards for is read by the prefilter where the rule is selected.
+    #[test]
+    fn gate_words_are_crate_words() {
+        for word in crate::model::init_gates::GATE_WORDS {
+            assert!(super::META.crate_triggers.contains(word), "{word}");
+        }
+    }
 
     /// `sdk_variant` looks at no path whose second-to-last segment is not one of `SDK_ENUMS`.
     #[test]

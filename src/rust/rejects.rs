@@ -44,6 +44,11 @@ pub fn expr_rejects(e: &Expr) -> bool {
     match strip(e) {
         Expr::Call(c) => match &*c.func {
             Expr::Path(p) if p.path.is_ident("Err") => true,
+            // An error reply handed back as the function's value (`Some(error_response(..))`,
+            // `Ok(json!({"error": ..}))`).
+            Expr::Path(p) if p.path.is_ident("Some") || p.path.is_ident("Ok") => {
+                c.args.len() == 1 && expr_rejects(&c.args[0])
+            }
             Expr::Path(p) if path_ends_with(&p.path, &["ready"]) || path_ends_with(&p.path, &["pin"]) => {
                 c.args.len() == 1 && expr_rejects(&c.args[0])
             }
@@ -72,5 +77,34 @@ fn says_error(name: &str) -> bool {
 
 fn macro_rejects(m: &syn::Macro) -> bool {
     let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-    matches!(name.as_str(), "bail" | "unsupported")
+    // `bail!` and its kin (`bail_public!`).
+    let bails = name == "bail" || name.starts_with("bail_");
+    bails || name == "unsupported" || name == "json" && json_error_reply(&m.tokens)
+}
+
+/// A `json!` object with an `"error"` member at its top level: a JSON-RPC error response.
+fn json_error_reply(tokens: &proc_macro2::TokenStream) -> bool {
+    use proc_macro2::{Delimiter, TokenTree};
+    let mut outer = tokens.clone().into_iter();
+    let Some(TokenTree::Group(object)) = outer.next() else { return false };
+    if object.delimiter() != Delimiter::Brace || outer.next().is_some() {
+        return false;
+    }
+    let mut key_position = true;
+    let mut inner = object.stream().into_iter().peekable();
+    while let Some(tt) = inner.next() {
+        match &tt {
+            TokenTree::Literal(l) if key_position => {
+                if l.to_string() == "\"error\""
+                    && matches!(inner.peek(), Some(TokenTree::Punct(p)) if p.as_char() == ':')
+                {
+                    return true;
+                }
+                key_position = false;
+            }
+            TokenTree::Punct(p) if p.as_char() == ',' => key_position = true,
+            _ => key_position = false,
+        }
+    }
+    false
 }

@@ -1,0 +1,188 @@
+//! Handshake gates: state that only code answering `initialize` (or `notifications/initialized`)
+//! sets, checked by other code before it answers (`if !self.ready { return Err(..) }`, a match
+//! guard `_ if !initialized => error_response(..)`). A 2026-07-28 client never sends `initialize`,
+//! so such a check turns every request of that client away. `removed-method` asks it
+//! (`find_gates`).
+//!
+//! Conservative: a place counts only when every write of it in the crate that may turn it on is in
+//! `initialize` code (an override, the dispatcher's arm, or a function only that code calls; a
+//! `false` / `None` / `take()` elsewhere turns it off); client data that
+//! `initialize` keeps is `init_stores`'. Whether the condition also reads the request's own
+//! protocol declaration (a dual-era server's legacy gate) is the rule's to read in the text.
+
+use foldhash::{HashSet, HashSetExt};
+use std::ops::Range;
+
+use super::init_stores::{InitHandlers, find_stores};
+use super::state::{Place, PlaceRoot};
+use super::{CrateModel, FieldAccess, FileId, FnId, within};
+use crate::context::Role;
+
+/// Words of a file that may hold a handshake gate (the flag's name, its error message, the
+/// `on_initialized` hook): only there are guards kept (`FnFact::guards`). `removed-method` has them
+/// among its crate words, so the prefilter reads such a file wherever the rule is selected.
+pub const GATE_WORDS: &[&str] = &["initialized", "Initialized", "INITIALIZED", "handshake", "Handshake"];
+
+pub fn file_gate(cx: &crate::cx::Cx) -> bool {
+    // Three passes for the five words: the parts they share.
+    let text = cx.file.text.as_bytes();
+    ["nitialized", "NITIALIZED", "andshake"].iter().any(|w| memchr::memmem::find(text, w.as_bytes()).is_some())
+}
+
+/// A check of handshake state before a request is answered.
+pub struct Gate<'m> {
+    /// The function that checks, and the read in its condition.
+    pub fn_: FnId,
+    pub read: &'m FieldAccess,
+    /// The condition the read stands in.
+    pub guard: Range<usize>,
+    pub place: Place,
+    /// One write of the place in `initialize` code.
+    pub set_in: FileId,
+    pub set_at: Range<usize>,
+    pub init_fn: String,
+}
+
+/// Every handshake gate of the crate.
+pub fn find_gates<'m>(model: &'m CrateModel, init: &InitHandlers) -> Vec<Gate<'m>> {
+    if init.is_empty() {
+        return Vec::new();
+    }
+    let code = init.code(model);
+    // Reads in a guard, outside `initialize` code.
+    let mut gates: Vec<Gate> = Vec::new();
+    for id in model.fn_ids() {
+        let f = model.func(id);
+        if f.guards.is_empty() || f.test || model.role(id) == Role::Client || code.only.contains(&id) {
+            continue;
+        }
+        for u in model.state_uses(id, None, &|_| false).uses {
+            let range = u.access.full_range();
+            if u.access.write.is_some() || code.in_arm(id, &range) {
+                continue;
+            }
+            let Some((guard, _)) = f.guards.iter().find(|(_, tested)| within(&range, tested)) else { continue };
+            gates.push(Gate {
+                fn_: id,
+                read: u.access,
+                guard: guard.clone(),
+                place: u.place,
+                set_in: 0,
+                set_at: 0..0,
+                init_fn: String::new(),
+            });
+        }
+    }
+    if gates.is_empty() {
+        return gates;
+    }
+    // Client data kept by `initialize` is a store, not a gate.
+    let stores = find_stores(model, init);
+    gates.retain(|g| !stores.iter().any(|s| s.place.related(&g.place)));
+    // Every write of the gated places: all of them in `initialize` code, one at least.
+    let mut outside: Vec<bool> = vec![false; gates.len()];
+    let mut seen = HashSet::new();
+    // Only functions that name a gated member where they write or hand on a place can write it
+    // (a helper given `&mut self.ready` writes through its parameter, as the caller's place).
+    let root_name = |g: &Gate| match &g.place.root {
+        PlaceRoot::Local(_, name) | PlaceRoot::Global(name) => {
+            Some(name.rsplit("::").next().unwrap_or(name).to_owned())
+        }
+        PlaceRoot::Type(_) => None,
+    };
+    let members: HashSet<String> =
+        gates.iter().flat_map(|g| g.place.path.iter().cloned().chain(root_name(g))).collect();
+    let names = |path: &[String]| path.iter().any(|m| members.contains(m));
+    let may_write = |id: FnId| {
+        let f = model.func(id);
+        f.fields.iter().chain(&f.places).any(|a| a.write.is_some() && names(&a.path))
+            || f.calls.iter().flat_map(|c| c.arg_places.iter().flatten()).any(|(_, path)| names(path))
+    };
+    for id in model.fn_ids().filter(|&id| may_write(id)) {
+        for u in model.state_uses(id, None, &|_| true).uses {
+            let range = u.access.full_range();
+            if u.access.write.is_none() || !seen.insert((u.fn_, range.start, u.place.clone())) {
+                continue;
+            }
+            let in_init = code.only.contains(&u.fn_) || code.in_arm(u.fn_, &range);
+            // Turning it off again elsewhere (`"shutdown" => self.ready = false`) never opens it.
+            let resets = u.access.op.as_ref().is_some_and(|op| op.resets);
+            if !in_init && resets {
+                continue;
+            }
+            for (i, g) in gates.iter_mut().enumerate() {
+                if !g.place.related(&u.place) {
+                    continue;
+                }
+                if !in_init {
+                    outside[i] = true;
+                } else if g.init_fn.is_empty() {
+                    g.set_in = model.file_of(u.fn_);
+                    g.set_at = range.clone();
+                    g.init_fn = code.init_fn(model, u.fn_, &range);
+                }
+            }
+        }
+    }
+    let mut i = 0;
+    gates.retain(|g| {
+        i += 1;
+        !outside[i - 1] && !g.init_fn.is_empty()
+    });
+    gates
+}
+
+/// The code that answers `initialize`: the overrides and helpers only it calls, and the
+/// dispatcher arms.
+pub struct InitCode {
+    pub only: HashSet<FnId>,
+    arms: Vec<(FnId, Range<usize>, String)>,
+}
+
+impl InitCode {
+    pub fn in_arm(&self, id: FnId, range: &Range<usize>) -> bool {
+        self.arms.iter().any(|(f, arm, _)| *f == id && within(range, arm))
+    }
+
+    /// What the write at `range` in `id` answers, as a message names it.
+    fn init_fn(&self, model: &CrateModel, id: FnId, range: &Range<usize>) -> String {
+        match self.arms.iter().find(|(f, arm, _)| *f == id && within(range, arm)) {
+            Some((_, _, method)) => method.clone(),
+            None => model.func(id).name.clone(),
+        }
+    }
+}
+
+impl InitHandlers<'_> {
+    /// The functions only `initialize` code runs: its overrides, and (to a fixed point) every
+    /// function whose calls all stand in that code or in an `initialize` arm.
+    pub fn code(&self, model: &CrateModel) -> InitCode {
+        let arms = self.arm_methods();
+        let mut only: HashSet<FnId> = self.overrides().collect();
+        let in_arm = |id: FnId, r: &Range<usize>| arms.iter().any(|(f, arm, _)| *f == id && within(r, arm));
+        let mut candidates: Vec<FnId> = self.reached().iter().copied().filter(|f| !only.contains(f)).collect();
+        loop {
+            let before = only.len();
+            candidates.retain(|&id| {
+                let callers = model.callers_of(id);
+                let all_init = !callers.is_empty()
+                    && callers.iter().all(|&c| {
+                        only.contains(&c)
+                            || model
+                                .callees_of(c)
+                                .iter()
+                                .filter(|(_, to)| *to == id)
+                                .all(|(i, _)| in_arm(c, &model.func(c).calls[*i].range))
+                    });
+                if all_init {
+                    only.insert(id);
+                }
+                !all_init
+            });
+            if only.len() == before {
+                break;
+            }
+        }
+        InitCode { only, arms }
+    }
+}
