@@ -1217,7 +1217,8 @@ fn flag_tests<'e>(cond: &'e Expr, out: &mut Vec<&'e Expr>) {
         _ => false,
     };
     match strip(cond) {
-        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => flag_tests(&u.expr, out),
+        // `!flag`, `!*flag` (a `&mut bool` parameter).
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_) | syn::UnOp::Deref(_)) => flag_tests(&u.expr, out),
         Expr::Binary(b) => match b.op {
             syn::BinOp::And(_) | syn::BinOp::Or(_) => {
                 flag_tests(&b.left, out);

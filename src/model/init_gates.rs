@@ -15,7 +15,7 @@ use std::ops::Range;
 
 use super::init_stores::{InitHandlers, find_stores};
 use super::state::{Place, PlaceRoot};
-use super::{CrateModel, FieldAccess, FileId, FnId, within};
+use super::{CrateModel, FieldAccess, FileId, FnId, Root, within};
 use crate::context::Role;
 
 /// Words of a file that may hold a handshake gate (the flag's name, its error message, the
@@ -124,12 +124,49 @@ pub fn find_gates<'m>(model: &'m CrateModel, init: &InitHandlers) -> Vec<Gate<'m
             }
         }
     }
+    // A flag handed in by the caller (`fn handle(ready: &mut bool, ..)`): the caller may turn it on.
+    for (i, g) in gates.iter().enumerate() {
+        if let PlaceRoot::Local(f, name) = &g.place.root
+            && model.func(*f).params.iter().any(|p| p.name.as_ref() == Some(name))
+        {
+            outside[i] |= callers_may_turn_on(model, &code, *f, name);
+        }
+    }
     let mut i = 0;
     gates.retain(|g| {
         i += 1;
         !outside[i - 1] && !g.init_fn.is_empty()
     });
     gates
+}
+
+/// Whether a caller of `f` may turn on what it hands to `f`'s parameter `name`: it writes that
+/// place itself (but for `false` / `None`), outside `initialize` code, or hands on a local or
+/// something that is no place; or `f` has no caller to tell.
+fn callers_may_turn_on(model: &CrateModel, code: &InitCode, f: FnId, name: &str) -> bool {
+    let callee = model.func(f);
+    let Some(index) = callee.params.iter().position(|p| p.name.as_deref() == Some(name)) else { return true };
+    let callers = model.callers_of(f);
+    callers.is_empty()
+        || callers.iter().any(|&c| {
+            let caller = model.func(c);
+            model.callees_of(c).iter().filter(|(_, to)| *to == f).any(|&(i, _)| {
+                let call = &caller.calls[i];
+                // A path call to a method (`Self::m(self, x)`) passes the receiver first.
+                let skip = usize::from(!call.callee.has_receiver() && callee.has_self);
+                let Some(Some((root, path))) = call.arg_places.get(index + skip) else { return true };
+                // A local of the caller: its `let` (`= cfg.open`) and writes outside a loop are
+                // not all seen.
+                if *root == Root::Local {
+                    return true;
+                }
+                !code.only.contains(&c)
+                    && caller.fields.iter().chain(&caller.places).any(|a| {
+                        let turns_on = a.write.is_some() && !a.op.as_ref().is_some_and(|op| op.resets);
+                        turns_on && a.root == *root && a.path.starts_with(path) && !code.in_arm(c, &a.full_range())
+                    })
+            })
+        })
 }
 
 /// The code that answers `initialize`: the overrides and helpers only it calls, and the
