@@ -98,8 +98,8 @@ static META: RuleMeta = RuleMeta {
     // The crate's own helpers that make a parameter a request's method (`Request { method: m, id }`,
     // and `json!({"method": m, …})` below): their files feed the crate model (`model::requests`).
     // Code that turns requests away until the handshake is done says so (`if !self.initialized`,
-    // "no handshake yet"): handshake gates (`gates`).
-    crate_triggers: &["\\bmethod:", "initialized", "Initialized", "INITIALIZED", "handshake", "Handshake"],
+    // "no handshake yet"): handshake gates (`gates`, `init_gates::GATE_WORDS`).
+    crate_triggers: &["\\bmethod:", "not initialized", "Not initialized", ".initialized", "handshake"],
     help: None,
     fixable: false,
     doc: include_str!("../../rules/removed-method.md"),
