@@ -193,7 +193,7 @@ struct Stores<'c, 'a> {
     params: Vec<String>,
     param_out: Vec<(String, Vec<String>, Kind)>,
     /// Locals bound to a `self` place (`let mut allowed = self.allowed.write().await`).
-    guards: Vec<(String, Vec<String>)>,
+    guards: Vec<(String, Vec<String>, bool)>,
 }
 
 /// Where a store goes: a `self` place, or one behind a parameter.
@@ -238,7 +238,13 @@ impl<'c, 'a> Stores<'c, 'a> {
 
     /// The `self` place a local guard stands for (the latest binding of the name).
     fn guard(&self, name: &syn::Ident) -> Option<&Vec<String>> {
-        self.guards.iter().rev().find(|(g, _)| name == g).map(|(_, path)| path)
+        self.guards.iter().rev().find(|(g, _, _)| name == g).map(|(_, path, _)| path)
+    }
+
+    /// `guard`, when the local was bound through a lock (`self.mounts.write().await`), not to a
+    /// copy (`self.mounts.clone()`): a write to its members reaches the server's own value.
+    fn lock_guard(&self, name: &syn::Ident) -> Option<&Vec<String>> {
+        self.guards.iter().rev().find(|(g, _, _)| name == g).filter(|(_, _, locked)| *locked).map(|(_, path, _)| path)
     }
 }
 
@@ -251,10 +257,15 @@ impl Stores<'_, '_> {
         if let Some(path) = flow::self_path(e) {
             return Some(Place::OfSelf(path));
         }
+        let (base, members) = flow::place_parts(e)?;
+        // A member of a lock's guard (`mounts.dirs` after `let mounts = self.mounts.write().await`)
+        // is the lock's own value.
+        if let Some(path) = self.lock_guard(base).filter(|_| !members.is_empty()) {
+            return Some(Place::OfSelf([&path[..], &members[..]].concat()));
+        }
         if !through_lock(e) {
             return None;
         }
-        let (base, members) = flow::place_parts(e)?;
         if let Some(path) = self.guard(base) {
             return Some(Place::OfSelf([&path[..], &members[..]].concat()));
         }
@@ -287,7 +298,7 @@ impl Stores<'_, '_> {
         if let Pat::Ident(p) = strip_pat(pat)
             && let Some(path) = flow::self_path(v)
         {
-            self.guards.push((p.ident.to_string(), path));
+            self.guards.push((p.ident.to_string(), path, through_lock(v)));
         }
     }
 
@@ -1449,6 +1460,30 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    #[test]
+    fn a_member_of_a_lock_guard_is_the_place_a_copy_is_not() {
+        let model = model_of(&[(
+            "src/lib.rs",
+            "use rmcp::model::ListRootsResult;\n\
+             pub struct Shelf { dirs: Vec<PathBuf> }\n\
+             pub struct S { shelf: Arc<RwLock<Shelf>>, seen: Arc<RwLock<Shelf>> }\n\
+             impl S {\n\
+             async fn mount(&self, listed: ListRootsResult) {\n\
+                 let mut shelf = self.shelf.write().await;\n\
+                 for root in &listed.roots { shelf.dirs.push(PathBuf::from(&root.uri)); }\n\
+             }\n\
+             async fn peek(&self, listed: ListRootsResult) {\n\
+                 let mut seen = self.seen.clone();\n\
+                 for root in &listed.roots { seen.dirs.push(PathBuf::from(&root.uri)); }\n\
+             }\n\
+             }\n",
+        )]);
+        let places: Vec<(String, Vec<String>)> =
+            model.roots().places().map(|(_, p, w)| (model.func(w).name.clone(), p.to_vec())).collect();
+        assert!(places.iter().any(|(f, _)| f == "mount"), "{places:?}");
+        assert!(!places.iter().any(|(f, _)| f == "peek"), "{places:?}");
     }
 
     #[test]
