@@ -105,8 +105,10 @@ pub fn find_gates<'m>(model: &'m CrateModel, init: &InitHandlers) -> Vec<Gate<'m
         }
         PlaceRoot::Type(_) => None,
     };
+    // The read's own members too: a field whose type is a crate type (`stage: Stage`) is that
+    // type's place, with no member left (`model::state`'s `through_fields`).
     let members: HashSet<String> =
-        gates.iter().flat_map(|g| g.place.path.iter().cloned().chain(root_name(g))).collect();
+        gates.iter().flat_map(|g| g.place.path.iter().chain(&g.read.path).cloned().chain(root_name(g))).collect();
     let names = |path: &[String]| path.iter().any(|m| members.contains(m));
     let may_write = |id: FnId| {
         let f = model.func(id);

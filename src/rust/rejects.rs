@@ -52,7 +52,13 @@ pub fn expr_rejects(e: &Expr) -> bool {
             Expr::Path(p) if path_ends_with(&p.path, &["ready"]) || path_ends_with(&p.path, &["pin"]) => {
                 c.args.len() == 1 && expr_rejects(&c.args[0])
             }
-            Expr::Path(p) => p.path.segments.iter().any(|s| says_error(&s.ident.to_string())),
+            Expr::Path(p) => {
+                // `JsonRpcResponse::err(id, ..)`: an error constructor of a type (`x.err()` on a
+                // `Result` is no reply, so not the method).
+                let constructor =
+                    p.path.segments.len() >= 2 && p.path.segments.last().is_some_and(|s| s.ident == "err");
+                constructor || p.path.segments.iter().any(|s| says_error(&s.ident.to_string()))
+            }
             _ => false,
         },
         Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "into" | "await") => expr_rejects(&m.receiver),
@@ -107,4 +113,21 @@ fn json_error_reply(tokens: &proc_macro2::TokenStream) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::expr_rejects;
+
+    fn rejects(code: &str) -> bool {
+        expr_rejects(&syn::parse_str(code).expect("an expression"))
+    }
+
+    #[test]
+    fn error_constructors_reject_and_result_err_does_not() {
+        assert!(rejects("Some(JsonRpcResponse::err(id, RpcError::new(-32600, msg)))"));
+        assert!(rejects("Reply::err(id, -32600, \"not yet\")"));
+        assert!(!rejects("outcome.err()"));
+        assert!(!rejects("Reply::ok(id, result)"));
+    }
 }
