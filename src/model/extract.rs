@@ -1031,6 +1031,12 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
 
     fn visit_expr_if(&mut self, e: &'ast syn::ExprIf) {
         use crate::rust::rejects::{block_rejects, expr_rejects};
+        // `if method == "initialize" { .. }` (also `else if`): the branch answers that method, as
+        // a dispatcher's arm does.
+        if let Some(method) = if_method(&e.cond) {
+            let range = self.cx.node_range(&*e.cond).start..self.cx.block_range(&e.then_branch).end;
+            self.fact.arms.push(ArmFact { method, range });
+        }
         let else_rejects = || e.else_branch.as_ref().is_some_and(|(_, other)| expr_rejects(other));
         if self.gates && (block_rejects(&e.then_branch) || else_rejects()) {
             self.guard(&e.cond);
@@ -1195,6 +1201,51 @@ fn arm_variant_method(pat: &syn::Pat) -> Option<&'static str> {
 }
 
 /// The string literals of an arm's pattern (`"a" | "b"`).
+/// The MCP method a condition compares a request's method with: `method == "initialize"`,
+/// `req.method == "tools/list"`, `msg["method"].as_str() == Some("ping")` (either side).
+fn if_method(cond: &Expr) -> Option<String> {
+    use crate::rust::rejects::strip;
+    let Expr::Binary(b) = strip(cond) else { return None };
+    if !matches!(b.op, syn::BinOp::Eq(_)) {
+        return None;
+    }
+    let literal = |e: &Expr| match strip(e) {
+        Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+        Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Some")) && c.args.len() == 1 => {
+            match strip(&c.args[0]) {
+                Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    let (value, other) = match (literal(&b.left), literal(&b.right)) {
+        (Some(v), None) => (v, &*b.right),
+        (None, Some(v)) => (v, &*b.left),
+        _ => return None,
+    };
+    (handlers::is_mcp_method(&value) && names_method(other)).then_some(value)
+}
+
+/// An expression that reads a request's method: `method`, `req_method`, `req.method`,
+/// `msg["method"]`, through `&`, `*`, `.as_str()`, `.as_deref()`.
+fn names_method(e: &Expr) -> bool {
+    use crate::rust::rejects::strip;
+    match strip(e) {
+        Expr::Path(p) => p.path.get_ident().is_some_and(|i| i.to_string().ends_with("method")),
+        Expr::Field(f) => matches!(&f.member, syn::Member::Named(i) if i == "method"),
+        Expr::Index(i) => {
+            matches!(strip(&i.index), Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) if s.value() == "method")
+        }
+        Expr::MethodCall(m) if m.args.is_empty() && ["as_str", "as_deref", "as_ref"].iter().any(|n| m.method == n) => {
+            names_method(&m.receiver)
+        }
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => names_method(&u.expr),
+        Expr::Reference(r) => names_method(&r.expr),
+        _ => false,
+    }
+}
+
 fn arm_methods(pat: &syn::Pat) -> Vec<String> {
     match pat {
         syn::Pat::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => vec![s.value()],

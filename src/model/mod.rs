@@ -17,7 +17,8 @@
 //! - handlers: which function answers which MCP method or notification: rmcp `ServerHandler` /
 //!   `ClientHandler` and rust-mcp-sdk handler overrides (`handlers::SERVER_METHODS`), `#[tool]`
 //!   and `#[prompt]` functions, and the arms of hand-written dispatchers (a `match` with MCP method
-//!   strings as patterns), with the calls each arm makes;
+//!   strings as patterns, or an `if` / `else if` comparing the request's method with one:
+//!   `if method == "initialize" { .. }`), with the calls each arm makes;
 //! - calls: methods on `self` and on its fields (`self.session.keep(..)`, by the fields' declared
 //!   types), free functions and associated functions, resolved through the modules and `use`
 //!   declarations, with which parameters and client data (`Origins`) flow into
@@ -240,7 +241,8 @@ pub struct FnFact {
     pub prompt: bool,
     pub calls: Vec<CallFact>,
     pub fields: Vec<FieldAccess>,
-    /// Arms of a dispatcher `match` on MCP method strings.
+    /// Arms of a dispatcher `match` on MCP method strings, and branches of an `if` that compares
+    /// the request's method with one.
     pub arms: Vec<ArmFact>,
     /// Arms of a `match` on a request enum's variants named after MCP methods
     /// (`McpRequest::Initialize(p)`, `ClientRequest::InitializeRequest(r)`; `handlers::variant_method`).
