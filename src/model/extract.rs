@@ -1200,52 +1200,33 @@ fn arm_variant_method(pat: &syn::Pat) -> Option<&'static str> {
     handlers::variant_method(&last).or_else(|| handlers::const_method(&last))
 }
 
-/// The string literals of an arm's pattern (`"a" | "b"`).
 /// The MCP method a condition compares a request's method with: `method == "initialize"`,
-/// `req.method == "tools/list"`, `msg["method"].as_str() == Some("ping")` (either side).
+/// `req.method == "tools/list"`, `msg["method"].as_str() == Some("ping")` (either side). The
+/// other side names a method as a dispatcher's scrutinee does (`syntax::mentions_method`).
 fn if_method(cond: &Expr) -> Option<String> {
+    use super::uri_cuts::lit_str;
     use crate::rust::rejects::strip;
     let Expr::Binary(b) = strip(cond) else { return None };
     if !matches!(b.op, syn::BinOp::Eq(_)) {
         return None;
     }
+    // `"initialize"`, or `Some("initialize")` beside an `Option<&str>`.
     let literal = |e: &Expr| match strip(e) {
-        Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
         Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Some")) && c.args.len() == 1 => {
-            match strip(&c.args[0]) {
-                Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
-                _ => None,
-            }
+            lit_str(&c.args[0])
         }
-        _ => None,
+        e => lit_str(e),
     };
     let (value, other) = match (literal(&b.left), literal(&b.right)) {
         (Some(v), None) => (v, &*b.right),
         (None, Some(v)) => (v, &*b.left),
         _ => return None,
     };
-    (handlers::is_mcp_method(&value) && names_method(other)).then_some(value)
+    let names_method = || crate::rust::syntax::mentions_method(&quote::ToTokens::to_token_stream(other));
+    (handlers::is_mcp_method(&value) && names_method()).then_some(value)
 }
 
-/// An expression that reads a request's method: `method`, `req_method`, `req.method`,
-/// `msg["method"]`, through `&`, `*`, `.as_str()`, `.as_deref()`.
-fn names_method(e: &Expr) -> bool {
-    use crate::rust::rejects::strip;
-    match strip(e) {
-        Expr::Path(p) => p.path.get_ident().is_some_and(|i| i.to_string().ends_with("method")),
-        Expr::Field(f) => matches!(&f.member, syn::Member::Named(i) if i == "method"),
-        Expr::Index(i) => {
-            matches!(strip(&i.index), Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) if s.value() == "method")
-        }
-        Expr::MethodCall(m) if m.args.is_empty() && ["as_str", "as_deref", "as_ref"].iter().any(|n| m.method == n) => {
-            names_method(&m.receiver)
-        }
-        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => names_method(&u.expr),
-        Expr::Reference(r) => names_method(&r.expr),
-        _ => false,
-    }
-}
-
+/// The string literals of an arm's pattern (`"a" | "b"`).
 fn arm_methods(pat: &syn::Pat) -> Vec<String> {
     match pat {
         syn::Pat::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => vec![s.value()],

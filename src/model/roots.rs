@@ -236,15 +236,15 @@ impl<'c, 'a> Stores<'c, 'a> {
         Stores { cx, out: Vec::new(), params, param_out: Vec::new(), guards: Vec::new() }
     }
 
-    /// The `self` place a local guard stands for (the latest binding of the name).
-    fn guard(&self, name: &syn::Ident) -> Option<&Vec<String>> {
-        self.guards.iter().rev().find(|(g, _, _)| name == g).map(|(_, path, _)| path)
+    /// The `self` place a local guard stands for (the latest binding of the name), and whether it
+    /// was bound through a lock (`self.mounts.write().await`) rather than to a copy
+    /// (`self.mounts.clone()`): only then does a write to its members reach the server's own value.
+    fn binding(&self, name: &syn::Ident) -> Option<(&Vec<String>, bool)> {
+        self.guards.iter().rev().find(|(g, _, _)| name == g).map(|(_, path, locked)| (path, *locked))
     }
 
-    /// `guard`, when the local was bound through a lock (`self.mounts.write().await`), not to a
-    /// copy (`self.mounts.clone()`): a write to its members reaches the server's own value.
-    fn lock_guard(&self, name: &syn::Ident) -> Option<&Vec<String>> {
-        self.guards.iter().rev().find(|(g, _, _)| name == g).filter(|(_, _, locked)| *locked).map(|(_, path, _)| path)
+    fn guard(&self, name: &syn::Ident) -> Option<&Vec<String>> {
+        self.binding(name).map(|(path, _)| path)
     }
 }
 
@@ -260,7 +260,7 @@ impl Stores<'_, '_> {
         let (base, members) = flow::place_parts(e)?;
         // A member of a lock's guard (`mounts.dirs` after `let mounts = self.mounts.write().await`)
         // is the lock's own value.
-        if let Some(path) = self.lock_guard(base).filter(|_| !members.is_empty()) {
+        if let Some((path, true)) = self.binding(base).filter(|_| !members.is_empty()) {
             return Some(Place::OfSelf([&path[..], &members[..]].concat()));
         }
         if !through_lock(e) {
@@ -1096,6 +1096,12 @@ impl RootsFlow {
     /// Whether `id` returns the client's roots.
     pub fn returns_roots(&self, id: FnId) -> bool {
         self.returning.contains_key(&id)
+    }
+
+    /// Whether a state place is, or lies under or over, a place the crate fills with roots.
+    pub fn holds(&self, place: &super::state::Place) -> bool {
+        let super::state::PlaceRoot::Type(ty) = &place.root else { return false };
+        self.places.iter().any(|(t, path, _, _)| t == ty && super::state::paths_related(path, &place.path))
     }
 
     /// The places filled with roots (type, path as seen from the deepest struct), and the function

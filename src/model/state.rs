@@ -490,9 +490,14 @@ pub struct Place {
 impl Place {
     /// One place is the other, or lies under it.
     pub fn related(&self, other: &Place) -> bool {
-        let n = self.path.len().min(other.path.len());
-        self.root == other.root && self.path[..n] == other.path[..n]
+        self.root == other.root && paths_related(&self.path, &other.path)
     }
+}
+
+/// One member path is the other, or lies under it.
+pub fn paths_related(a: &[String], b: &[String]) -> bool {
+    let n = a.len().min(b.len());
+    a[..n] == b[..n]
 }
 
 /// One access of a state place, as a function reached from a handler makes it.

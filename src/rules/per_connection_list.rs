@@ -16,8 +16,8 @@
 //!   arm of a dispatcher, … (directly or through the functions they call). For resource lists only
 //!   writes that switch state count (a flag, a connection handle) or that fill a place with the
 //!   client's roots (`model::roots`): resources are data, and a tool that adds a note may add a
-//!   resource, but the roots are the connection's. The finding is on the read, with a label on every write
-//!   and on the `notify_*_list_changed()` that announces it (in the read's file);
+//!   resource, but the roots are the connection's. The finding is on the read, with a label on
+//!   every write and on the `notify_*_list_changed()` that announces it (in the read's file);
 //! - rmcp router mutations (`self.tool_router…add_route(..)`, `remove_route`, `disable_route`,
 //!   `enable_route`, `merge`) inside a request handler, when the type has no hand-written handler
 //!   for that list (the one `#[tool_handler]` generates reads the router): the finding is on the
@@ -36,7 +36,7 @@ use crate::context::{Impact, Role};
 use crate::cx::{CrateCx, Cx, Origin};
 use crate::json::jsonrpc::{MessageKind, Sender, TranscriptMessage};
 use crate::json::{JsonKind, JsonNode};
-use crate::model::state::{Place, PlaceRoot, StateUse, StateUses};
+use crate::model::state::{StateUse, StateUses};
 use crate::model::{CrateModel, FileId, FnId, HandlerKind, Root, TypeKey};
 use crate::rules::{Rule, RuleMeta};
 
@@ -285,15 +285,6 @@ fn switches(u: &StateUse) -> bool {
     u.access.op.as_ref().is_some_and(|op| op.switch || ROUTER_MUTATORS.contains(&op.how.as_str()))
 }
 
-/// A write into a place the crate fills with the client's roots (`model::roots`): those are the
-/// connection's, never the server's own data, whatever the write looks like.
-fn stores_client_roots(model: &CrateModel, u: &StateUse) -> bool {
-    let PlaceRoot::Type(ty) = &u.place.root else { return false };
-    model.roots().places().any(|(t, path, _)| {
-        t == ty && Place { root: PlaceRoot::Type(t.clone()), path: path.to_vec() }.related(&u.place)
-    })
-}
-
 /// Reports a list handler's reads that request handlers write; one finding per list and field.
 fn relate(
     cx: &mut CrateCx,
@@ -321,8 +312,9 @@ fn relate(
         for w in writers {
             for u in &w.writes {
                 // Resources are data: a tool that adds a note may make a resource appear. Only a
-                // switch (a flag, a connection handle) or the client's roots are connection state there.
-                if method.starts_with("resources/") && !switches(u) && !stores_client_roots(model, u) {
+                // switch (a flag, a connection handle) or the client's roots (`model::roots`) are
+                // connection state there: the roots are the connection's, whatever the write looks like.
+                if method.starts_with("resources/") && !switches(u) && !model.roots().holds(&u.place) {
                     continue;
                 }
                 if read.access.whole && u.place.path.len() > read.place.path.len() {
