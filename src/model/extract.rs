@@ -318,6 +318,7 @@ impl Extract<'_, '_> {
             places: Vec::new(),
             list_changed: Vec::new(),
             guards: Vec::new(),
+            getter_tests: Vec::new(),
             values: super::request_state::value_facts(self.cx, sig, body, self.state),
             request_method_params: 0,
             roots,
@@ -334,6 +335,16 @@ impl Extract<'_, '_> {
         let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new(), locals, senders, gates: self.gates };
         body_walk.visit_block(body);
         let Body { mut fact, nested, senders, .. } = body_walk;
+        if self.gates
+            && fact.has_self
+            && fact.params.is_empty()
+            && fact.ret.as_deref() == Some("bool")
+            && let Some(syn::Stmt::Expr(tail, None)) = body.stmts.last()
+        {
+            let mut tested = Vec::new();
+            flag_tests(tail, &mut tested);
+            fact.getter_tests = tested.into_iter().map(|e| self.cx.node_range(e)).collect();
+        }
         fact.sends = senders.finish();
         fact.request_method_params &= requests::string_params(&fact.params);
         self.out.fns.push(fact);

@@ -14,7 +14,7 @@ use foldhash::{HashSet, HashSetExt};
 use std::ops::Range;
 
 use super::init_stores::{InitHandlers, find_stores};
-use super::state::{Place, PlaceRoot};
+use super::state::{Place, PlaceRoot, StateUses};
 use super::{CrateModel, FieldAccess, FileId, FnId, Root, within};
 use crate::context::Role;
 
@@ -51,11 +51,26 @@ pub struct Gate<'m> {
     pub read: &'m FieldAccess,
     /// The condition the read stands in.
     pub guard: Range<usize>,
+    /// Where the condition reads the place through a getter (`!self.is_ready()`): that call, in
+    /// `fn_`, and the getter, whose body holds `read`.
+    pub via: Option<(Range<usize>, FnId)>,
     pub place: Place,
     /// One write of the place in `initialize` code.
     pub set_in: FileId,
     pub set_at: Range<usize>,
     pub init_fn: String,
+}
+
+impl<'m> Gate<'m> {
+    fn new(
+        fn_: FnId,
+        read: &'m FieldAccess,
+        guard: Range<usize>,
+        via: Option<(Range<usize>, FnId)>,
+        place: Place,
+    ) -> Self {
+        Gate { fn_, read, guard, via, place, set_in: 0, set_at: 0..0, init_fn: String::new() }
+    }
 }
 
 /// Every handshake gate of the crate.
@@ -77,15 +92,22 @@ pub fn find_gates<'m>(model: &'m CrateModel, init: &InitHandlers) -> Vec<Gate<'m
                 continue;
             }
             let Some((guard, _)) = f.guards.iter().find(|(_, tested)| within(&range, tested)) else { continue };
-            gates.push(Gate {
-                fn_: id,
-                read: u.access,
-                guard: guard.clone(),
-                place: u.place,
-                set_in: 0,
-                set_at: 0..0,
-                init_fn: String::new(),
-            });
+            gates.push(Gate::new(id, u.access, guard.clone(), None, u.place));
+        }
+        // Through a getter the guard calls: what the getter's result tests is read by the guard.
+        for &(i, getter) in model.callees_of(id) {
+            let call = &f.calls[i].range;
+            let g = model.func(getter);
+            let Some((guard, _)) = f.guards.iter().find(|(_, tested)| within(call, tested)) else { continue };
+            if g.getter_tests.is_empty() || code.only.contains(&getter) || code.in_arm(id, call) {
+                continue;
+            }
+            for u in model.state_uses(getter, None, &|_| false).uses {
+                let range = u.access.full_range();
+                if u.access.write.is_none() && g.getter_tests.iter().any(|tested| within(&range, tested)) {
+                    gates.push(Gate::new(id, u.access, guard.clone(), Some((call.clone(), getter)), u.place));
+                }
+            }
         }
     }
     if gates.is_empty() {
@@ -239,4 +261,38 @@ impl InitHandlers<'_> {
         }
         InitCode { only, arms }
     }
+}
+
+/// Which of `uses` (of the code `state_uses` walked for them) only decide whether the request is
+/// turned away: a read in a value a rejecting guard tests (`if !self.ready { return Err(..) }`), or
+/// in what a `bool` getter tests where every call of it in that code stands in such a value
+/// (`if !self.is_ready()`). Whatever the code answers when it does not turn the request away does
+/// not depend on them. Known only where guards are kept (`FnFact::guards`).
+pub fn guard_tests(model: &CrateModel, uses: &StateUses) -> Vec<bool> {
+    let in_guard =
+        |id: FnId, range: &Range<usize>| model.func(id).guards.iter().any(|(_, tested)| within(range, tested));
+    let getter_called_in_guards = |getter: FnId| {
+        let mut calls = uses.code.iter().flat_map(|(c, range)| {
+            let caller = model.func(*c);
+            model
+                .callees_of(*c)
+                .iter()
+                .filter(move |&&(i, to)| {
+                    to == getter && range.as_ref().is_none_or(|r| within(&caller.calls[i].range, r))
+                })
+                .map(move |&(i, _)| (*c, caller.calls[i].range.clone()))
+        });
+        let first = calls.next();
+        first.is_some() && first.into_iter().chain(calls).all(|(c, call)| in_guard(c, &call))
+    };
+    uses.uses
+        .iter()
+        .map(|u| {
+            let range = u.access.full_range();
+            let f = model.func(u.fn_);
+            u.access.write.is_none()
+                && (in_guard(u.fn_, &range)
+                    || (f.getter_tests.iter().any(|tested| within(&range, tested)) && getter_called_in_guards(u.fn_)))
+        })
+        .collect()
 }

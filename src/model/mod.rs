@@ -258,6 +258,10 @@ pub struct FnFact {
     /// with a value it tests for being set (`!self.ready`, `self.state != State::Ready`,
     /// `self.session.is_none()`): (condition, tested value).
     pub guards: Vec<(Range<usize>, Range<usize>)>,
+    /// A `bool` method of `self` alone (`fn is_ready(&self) -> bool`): the values its result tests
+    /// for being set, as in `guards`, so that a guard calling it tests them (kept where `guards`
+    /// are).
+    pub getter_tests: Vec<Range<usize>>,
     /// What it does with values: integrity checks, decoded parameters, `requestState`.
     pub values: request_state::ValueFacts,
     /// Parameters (bits as in `Origins::params`) that the body makes the `method` of a JSON-RPC

@@ -36,6 +36,7 @@ use crate::context::{Impact, Role};
 use crate::cx::{CrateCx, Cx, Origin};
 use crate::json::jsonrpc::{MessageKind, Sender, TranscriptMessage};
 use crate::json::{JsonKind, JsonNode};
+use crate::model::init_gates::guard_tests;
 use crate::model::state::{StateUse, StateUses};
 use crate::model::{CrateModel, FileId, FnId, HandlerKind, Root, TypeKey};
 use crate::rules::{Rule, RuleMeta};
@@ -296,9 +297,18 @@ fn relate(
     labelled: &mut HashSet<(FileId, usize, usize)>,
 ) {
     let method = list.list.unwrap_or_default();
-    let uses = model.state_uses(list.fn_, list.arm.clone(), &|c| !sides.handler_fns.contains(&c)).uses;
+    let state = model.state_uses(list.fn_, list.arm.clone(), &|c| !sides.handler_fns.contains(&c));
+    // A read that only decides whether the list request is turned away (`if !self.ready { return
+    // Err(..) }`) does not make the list vary: that is a handshake gate (`removed-method`). So
+    // is a binding whose use is such a read (`let st = self.state.lock(); if !st.ready {..}`).
+    let gate_tests = guard_tests(model, &state);
+    let uses = state.uses;
+    let gated: Vec<&StateUse> = uses.iter().zip(&gate_tests).filter(|(_, g)| **g).map(|(u, _)| u).collect();
+    let only_gates =
+        |u: &StateUse| gated.iter().any(|g| std::ptr::eq(*g, u) || (u.access.whole && u.place.related(&g.place)));
     let own_writes: Vec<&StateUse> = uses.iter().filter(|u| u.access.write.is_some()).collect();
-    let mut reads: Vec<&StateUse> = uses.iter().filter(|u| u.access.write.is_none() && !u.access.quiet).collect();
+    let mut reads: Vec<&StateUse> =
+        uses.iter().filter(|u| u.access.write.is_none() && !u.access.quiet && !only_gates(u)).collect();
     // Uses before bindings, the most specific read first, then in source order.
     reads
         .sort_by_key(|u| (u.access.whole, std::cmp::Reverse(u.place.path.len()), model.file_of(u.fn_), u.access.start));

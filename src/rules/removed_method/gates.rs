@@ -43,13 +43,25 @@ pub(super) fn handshake_gates(cx: &mut CrateCx, model: &CrateModel) {
             continue;
         }
         let depth = gate.read.path.len().max(1);
-        let range = gate.read.range(depth);
-        let shown = match gate.read.root {
+        let read_range = gate.read.range(depth);
+        let read_text = match gate.via {
+            Some((_, getter)) => cx.files[model.file_of(getter)].file.text.as_str(),
+            None => source.text.as_str(),
+        };
+        let mut shown = match gate.read.root {
             Root::SelfValue if !gate.read.aliased => {
                 let members: Vec<String> = gate.read.path[..depth].iter().map(|m| member_shown(m)).collect();
                 format!("`self.{}`", members.join("."))
             }
-            _ => format!("`{}`", source.text.get(range.clone()).unwrap_or_default().trim()),
+            _ => format!("`{}`", read_text.get(read_range.clone()).unwrap_or_default().trim()),
+        };
+        // Read through a getter: reported at the guard's call, named by what the getter reads.
+        let range = match &gate.via {
+            Some((call, getter)) => {
+                shown = format!("{shown}, which `{}()` tests,", model.func(*getter).name);
+                call.clone()
+            }
+            None => read_range,
         };
         reported.push((gate.fn_, gate.guard.clone()));
         let set_at = cx.place(gate.set_in, gate.set_at.start);
