@@ -1222,12 +1222,7 @@ fn if_method(cond: &Expr) -> Option<String> {
         return None;
     }
     // `"initialize"`, or `Some("initialize")` beside an `Option<&str>`.
-    let literal = |e: &Expr| match strip(e) {
-        Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Some")) && c.args.len() == 1 => {
-            lit_str(&c.args[0])
-        }
-        e => lit_str(e),
-    };
+    let literal = |e: &Expr| lit_str(crate::rust::syntax::inside_some(strip(e)));
     let (value, other) = match (literal(&b.left), literal(&b.right)) {
         (Some(v), None) => (v, &*b.right),
         (None, Some(v)) => (v, &*b.left),

@@ -528,9 +528,11 @@ impl BodyWalk<'_, '_> {
         if !matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) {
             return None;
         }
-        let (lit, other) = match resolve_str(self.cx, &b.right, &self.consts) {
+        // `method == Some("initialize")` beside an `Option<&str>` too.
+        let resolve = |e: &Expr| resolve_str(self.cx, crate::rust::syntax::inside_some(strip(e)), &self.consts);
+        let (lit, other) = match resolve(&b.right) {
             Some(found) => (found, &b.left),
-            None => (resolve_str(self.cx, &b.left, &self.consts)?, &b.right),
+            None => (resolve(&b.left)?, &b.right),
         };
         (removed(&lit.0).is_some() && mentions_method(&quote::ToTokens::to_token_stream(other))).then_some(lit)
     }

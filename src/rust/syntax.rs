@@ -33,6 +33,17 @@ pub fn str_value(cx: &Cx, expr: &Expr) -> Option<(String, Range<usize>)> {
 }
 
 /// The expression is `self`: a method called on it is the type's own, not an SDK's.
+/// `x` of `Some(x)`, else the expression itself: an `Option<&str>` method compared with
+/// `Some("initialize")` is compared with the literal.
+pub fn inside_some(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Some")) && c.args.len() == 1 => {
+            &c.args[0]
+        }
+        e => e,
+    }
+}
+
 pub fn is_self(expr: &Expr) -> bool {
     matches!(expr, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("self"))
 }
