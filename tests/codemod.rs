@@ -787,6 +787,67 @@ impl Srv {
     assert!(summary.contains("the crate parses its command line with clap"), "{summary}");
 }
 
+/// `--roots-to config` where the roots are kept for later but are no allow-list (a starting
+/// folder with a fallback of the server's own): the client's refresh goes, and the summary says
+/// what is left (the field's initial value), never "allow-list" or a source the seed does not use.
+#[test]
+fn forced_config_on_roots_that_are_no_allow_list_says_what_it_does() {
+    let code = r#"use std::path::PathBuf;
+use std::sync::Arc;
+use rmcp::model::Root;
+use rmcp::service::{NotificationContext, RoleServer};
+use rmcp::ServerHandler;
+use tokio::sync::RwLock;
+
+pub struct Srv {
+    seen_roots: Arc<RwLock<Option<Vec<Root>>>>,
+    home: PathBuf,
+}
+
+impl Srv {
+    pub fn new(home: PathBuf) -> Self {
+        Self { seen_roots: Arc::new(RwLock::new(None)), home }
+    }
+
+    pub async fn start_folder(&self) -> PathBuf {
+        match &*self.seen_roots.read().await {
+            Some(roots) if !roots.is_empty() => PathBuf::from(roots[0].uri.clone()),
+            _ => self.home.clone(),
+        }
+    }
+}
+
+impl ServerHandler for Srv {
+    #[allow(deprecated)]
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        if let Ok(listed) = context.peer.list_roots().await {
+            *self.seen_roots.write().await = Some(listed.roots);
+        }
+    }
+}
+"#;
+    let (summary, fixed) = fix_crate(MANIFEST, code, &["--roots-to", "config"]);
+    assert!(
+        summary.contains(
+            "`self.seen_roots` keeps only what the server puts there itself (the constructor starts it empty)"
+        ),
+        "{summary}"
+    );
+    assert!(summary.contains("review what it does without the client's roots"), "{summary}");
+    assert!(!summary.contains("allow-list") && !summary.contains("from its argument"), "{summary}");
+    syn::parse_file(&fixed).unwrap();
+    assert!(!fixed.contains("list_roots") && !fixed.contains("on_roots_list_changed"), "{fixed}");
+    assert!(fixed.contains("_ => self.home.clone()"), "the reader stays:\n{fixed}");
+    // Without the flag: left, naming the flag that applies (`param` does not: the list holds `Root`s).
+    let (summary, fixed) = fix_crate(MANIFEST, code, &[]);
+    assert_eq!(fixed, code, "{summary}");
+    assert!(
+        summary.contains("pass `--roots-to config` to stop filling `self.seen_roots` from the client"),
+        "{summary}"
+    );
+    assert!(!summary.contains("pass `--roots-to param`"), "{summary}");
+}
+
 /// Every refusal says why in the code's terms: a test, the list passed on whole (to what), a
 /// function called only from `on_initialized` storing a global, a macro body, another SDK.
 #[test]

@@ -26,6 +26,16 @@ pub const NO_CONFIG: &str = "the server configures no list of directories of its
      environment variable or configuration seeds one), so there is nothing to keep: add one that the tools \
      check, then remove the roots request by hand";
 
+/// Why `what` is left for the server-configuration migration when it has no list to keep;
+/// `allow_list` as in `Migration::Config`.
+pub fn no_config(what: &str, allow_list: bool) -> String {
+    if allow_list {
+        format!("{what}: {NO_CONFIG}")
+    } else {
+        format!("{what}: `--roots-to config` asks to keep the directories in server configuration, but {NO_CONFIG}")
+    }
+}
+
 /// The handlers that refresh roots.
 const ROOTS_HANDLERS: [&str; 2] = ["on_initialized", "on_roots_list_changed"];
 
@@ -102,14 +112,20 @@ pub fn seed(
     field: &str,
     krate: &Krate,
 ) -> Result<Seed, String> {
-    match configured(index, texts, bases, refresh, field) {
+    match initial(index, texts, bases, refresh, field) {
         Ok(phrase) => Ok(Seed { phrase, ..Seed::default() }),
-        Err(no) => env_seed(index, texts, bases, refresh, field, krate).map_err(|why| format!("{no}{why}")),
+        Err(none) => env_seed(index, texts, bases, refresh, field, krate).map_err(|why| {
+            format!(
+                "nothing but the client ever fills `self.{field}` ({none}): without the client's roots every path \
+                 would be rejected{why}"
+            )
+        }),
     }
 }
 
-/// The constructor's seeding of `self.<field>`, described; or why there is none.
-fn configured(
+/// The constructor's seeding of `self.<field>`, described (`` `new` seeds it with `…` ``); or,
+/// when none puts anything there, what they do (`the constructor starts it empty`).
+pub fn initial(
     index: &Index,
     texts: &[String],
     bases: &[usize],
@@ -134,7 +150,7 @@ fn configured(
                     } else {
                         shown
                     };
-                    seeds.push(format!("`{}` seeds it with `{shown}`{}", site.name(), seed_source(&src, site)));
+                    seeds.push(format!("`{}` seeds it with `{shown}`{}", site.name(), seed_source(&src, site, e)));
                 }
                 // `Self { allowed, .. }`: a local the constructor computed.
                 None => seeds.push(format!("`{}` seeds it", site.name())),
@@ -144,11 +160,8 @@ fn configured(
     }
     match seeds.first() {
         Some(first) => Ok(first.clone()),
-        None => Err(format!(
-            "nothing but the client ever fills `self.{field}` ({}): without the client's roots every path \
-             would be rejected",
-            if empty == 0 { "no constructor sets it".to_owned() } else { "the constructor starts it empty".to_owned() }
-        )),
+        None if empty == 0 => Err("no constructor sets it".to_owned()),
+        None => Err("the constructor starts it empty".to_owned()),
     }
 }
 
@@ -239,8 +252,9 @@ fn empty_vec(e: &Expr) -> Option<&Expr> {
 }
 
 /// Where the constructor's list comes from, as far as its text says: an environment variable, the
-/// command line, or its arguments.
-fn seed_source(src: &Src, site: &FnSite) -> String {
+/// command line, or those of its arguments the seeding value `seed` names.
+fn seed_source(src: &Src, site: &FnSite, seed: &Expr) -> String {
+    let seed_text = src.node_text(seed);
     let text = src.slice(site.range.clone());
     for call in ["env::var(\"", "env::var_os(\""] {
         if let Some(at) = text.find(call) {
@@ -259,7 +273,7 @@ fn seed_source(src: &Src, site: &FnSite) -> String {
         .iter()
         .filter_map(|a| match a {
             syn::FnArg::Typed(t) => match &*t.pat {
-                Pat::Ident(p) => Some(format!("`{}`", p.ident)),
+                Pat::Ident(p) if mentions_ident(seed_text, &p.ident.to_string()) => Some(format!("`{}`", p.ident)),
                 _ => None,
             },
             _ => None,
@@ -272,6 +286,8 @@ fn seed_source(src: &Src, site: &FnSite) -> String {
 pub(super) fn empty_list(e: &Expr) -> bool {
     match e {
         Expr::Paren(p) => empty_list(&p.expr),
+        // `RwLock::new(None)`: no list yet.
+        Expr::Path(p) => p.path.is_ident("None"),
         Expr::Call(c) => {
             let Expr::Path(p) = &*c.func else { return false };
             let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
@@ -325,6 +341,7 @@ pub fn plan_allow(
     refresh: &FnSite,
     field: &str,
     seed: &Seed,
+    allow_list: bool,
 ) -> Result<AllowPlan, Refusal> {
     let rsrc = Src { text: &texts[refresh.file], base: bases[refresh.file] };
     let refuse = |reason: String| Refusal { range: rsrc.range(&refresh.sig.ident), reason };
@@ -389,13 +406,24 @@ pub fn plan_allow(
             what.push(format!("the roots part of `{h}`"));
         }
     }
-    let title = format!(
-        "the allow-list `self.{field}` stays server configuration ({}); the client's roots no longer extend it: \
-         removed {}. The tools still reject paths outside the configured directories, and clients can no longer add \
-         directories to it",
-        seed.phrase,
-        what.join(", ")
-    );
+    let title = if allow_list {
+        format!(
+            "the allow-list `self.{field}` stays server configuration ({}); the client's roots no longer extend it: \
+             removed {}. The tools still reject paths outside the configured directories, and clients can no longer \
+             add directories to it",
+            seed.phrase,
+            what.join(", ")
+        )
+    } else {
+        // `--roots-to config` where the roots are no allow-list: say only what the change does.
+        format!(
+            "`self.{field}` keeps only what the server puts there itself ({}); the client's roots no longer fill it: \
+             removed {}. The code that reads `self.{field}` now always sees that: review what it does without the \
+             client's roots",
+            seed.phrase,
+            what.join(", ")
+        )
+    };
     let title = match &seed.added {
         Some(var) => format!(
             "{title}. Nothing but the client filled the list before: set `{var}` to the directories the tools may \

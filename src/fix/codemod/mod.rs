@@ -343,7 +343,7 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
                     }
                 }
                 // `no_config` makes it `Leave`.
-                Migration::Config => refuse_fn(&mut out, *fi, format!("{what}: {}", allow::NO_CONFIG)),
+                Migration::Config { allow_list } => refuse_fn(&mut out, *fi, allow::no_config(&what, allow_list)),
                 Migration::Leave(why) => refuse_fn(&mut out, *fi, why),
             }
         } else if let Some(field) = cache::stored_field(site).filter(|f| purposes.stores_roots_in(*fi, f)) {
@@ -366,14 +366,47 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
                         Err(r) => refuse_fn(&mut out, *fi, r.reason),
                     }
                 }
-                Migration::Config => {
-                    let seed = seed.unwrap_or_default();
-                    match allow::plan_allow(&index, &texts, &bases, site, &field, &seed) {
+                Migration::Config { allow_list } => {
+                    // An allow-list has its seed (`migration` asked); other places keep what the
+                    // server itself puts there, if anything.
+                    let seed = match seed {
+                        Ok(seed) => seed,
+                        Err(_) => allow::Seed {
+                            phrase: allow::initial(&index, &texts, &bases, site, &field).unwrap_or_else(|none| none),
+                            ..allow::Seed::default()
+                        },
+                    };
+                    match allow::plan_allow(&index, &texts, &bases, site, &field, &seed, allow_list) {
                         Ok(plan) => units.push(Unit::Allow { refresh: *fi, plan }),
                         Err(r) => refuse_fn(&mut out, *fi, r.reason),
                     }
                 }
-                Migration::Leave(why) => refuse_fn(&mut out, *fi, why),
+                Migration::Leave(why) => {
+                    // A stored list: say which of the forced migrations would apply to it.
+                    let why = match why.strip_suffix(purpose::PARAM_HINT) {
+                        Some(reason) => {
+                            let param =
+                                cache::plan_cache(&index, &texts, &bases, site, &field, &derives, cache::Fill::Refresh);
+                            let initial =
+                                allow::initial(&index, &texts, &bases, site, &field).unwrap_or_else(|none| none);
+                            let seed = allow::Seed { phrase: initial, ..allow::Seed::default() };
+                            let config = allow::plan_allow(&index, &texts, &bases, site, &field, &seed, false);
+                            match (param, config) {
+                                (Ok(_), _) => why,
+                                (Err(_), Ok(_)) => format!(
+                                    "{reason}; pass `--roots-to config` to stop filling `self.{field}` from the \
+                                     client (the code reading it then sees only what the server puts there)"
+                                ),
+                                (Err(p), Err(c)) => format!(
+                                    "{reason}; neither `--roots-to param` ({}) nor `--roots-to config` ({}) applies",
+                                    p.reason, c.reason
+                                ),
+                            }
+                        }
+                        None => why,
+                    };
+                    refuse_fn(&mut out, *fi, why)
+                }
             }
         } else if site.is_tool {
             tool_jobs.entry(*fi).or_default();
@@ -485,7 +518,9 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
         let planned = match purposes.migration(&fns, &what, roots_to, Err(allow::NO_CONFIG.into())) {
             Migration::Param => rewrite_tool(&index, &texts, &bases, site, helper_map, &derives),
             // Not offered without a configured list; refused all the same.
-            Migration::Config => Err(Refusal { range: 0..0, reason: format!("{what}: {}", allow::NO_CONFIG) }),
+            Migration::Config { allow_list } => {
+                Err(Refusal { range: 0..0, reason: allow::no_config(&what, allow_list) })
+            }
             Migration::Leave(why) => Err(Refusal { range: 0..0, reason: why }),
         };
         match planned {
@@ -515,7 +550,9 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
         let what = "the hand-written `call_tool` handler";
         let planned = match purposes.migration(&fns, what, roots_to, Err(allow::NO_CONFIG.into())) {
             Migration::Param => handler::plan_handler(&crate_view, &index.fns[*hi], job),
-            Migration::Config => Err(Refusal { range: 0..0, reason: format!("{what}: {}", allow::NO_CONFIG) }),
+            Migration::Config { allow_list } => {
+                Err(Refusal { range: 0..0, reason: allow::no_config(what, allow_list) })
+            }
             Migration::Leave(why) => Err(Refusal { range: 0..0, reason: why }),
         };
         match planned {

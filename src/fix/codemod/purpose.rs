@@ -22,13 +22,19 @@ pub struct Purposes {
     ids: Vec<Option<FnId>>,
 }
 
+/// How a use whose purpose is unknown may still be migrated, said at the end of its reason (where
+/// the caller knows better, it says what would work instead).
+pub const PARAM_HINT: &str = "; pass `--roots-to param` to make it a tool parameter anyway";
+
 /// The migration a roots use gets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Migration {
     /// A documented tool parameter.
     Param,
-    /// Server configuration: the configured list stays, the client's refresh goes.
-    Config,
+    /// Server configuration: what the server puts in the roots' place stays, the client's refresh
+    /// goes. `allow_list`: the roots extend a list paths are checked against (else `--roots-to
+    /// config` asked for it, and the code reading the place sees only the server's value).
+    Config { allow_list: bool },
     /// Left as it is, for this reason.
     Leave(String),
 }
@@ -140,7 +146,7 @@ impl Purposes {
         }
         let purpose = flow.purpose_in(&self.model, &ids);
         let config = |why: &str| match &config_possible {
-            Ok(()) => Migration::Config,
+            Ok(()) => Migration::Config { allow_list: true },
             Err(no) => Migration::Leave(format!("{what}: {why}, but {no}")),
         };
         match (roots_to, allow_list, purpose) {
@@ -151,14 +157,13 @@ impl Purposes {
                  client choose any directory, so the codemod refuses it; migrate it to server configuration"
             )),
             (_, true, _) => config("paths are compared against the roots (an allow-list, so server configuration)"),
-            (Some(RootsTo::Config), false, _) => {
-                config("`--roots-to config` asks to keep the directories in server configuration")
-            }
+            // Not a list paths are checked against: nothing needs seeding for it to stay safe.
+            (Some(RootsTo::Config), false, _) => Migration::Config { allow_list: false },
             (_, false, RootsPurpose::WorkingDir) | (Some(RootsTo::Param), false, _) => Migration::Param,
             (None, false, _) => Migration::Leave(format!(
                 "{what}: the crate model cannot tell what the roots are used for (no path is joined onto one, \
                  walked or run in, and none is compared against a path), so they are not known to be a working \
-                 directory; pass `--roots-to param` to make it a tool parameter anyway"
+                 directory{PARAM_HINT}"
             )),
         }
     }
