@@ -211,6 +211,15 @@ impl PeerInfoFlow<'_, '_> {
             Expr::Path(p) if p.qself.is_none() => {
                 p.path.get_ident().and_then(|i| self.env.get(&i.to_string()).copied())
             }
+            // `match peer.peer_info() { Some(info) => info, None => return .. }`: the arm that goes
+            // on yields what its pattern bound.
+            Expr::Match(m) => {
+                let source = self.source(&m.expr)?;
+                let yields_binding = |arm: &syn::Arm| matches!(&*arm.body, Expr::Path(p) if p.path.get_ident().is_some_and(|i| pat_idents(&arm.pat).contains(&i.to_string())));
+                let goes_on_with_it = m.arms.iter().any(yields_binding)
+                    && m.arms.iter().all(|a| yields_binding(a) || crate::rust::syntax::diverges(&a.body));
+                goes_on_with_it.then_some(source)
+            }
             _ => None,
         }
     }

@@ -244,6 +244,43 @@ pub fn has_attr(attrs: &[syn::Attribute], name: &str) -> bool {
     attrs.iter().any(|a| a.path().segments.last().is_some_and(|s| s.ident == name))
 }
 
+/// An arm or `else` that never goes on: it returns, or ends in `return`, `?` on an error, `break`,
+/// `continue` or a panicking macro.
+pub fn diverges(e: &Expr) -> bool {
+    match strip_parens(e) {
+        Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
+        Expr::Macro(m) => m
+            .mac
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| ["panic", "unreachable", "bail", "todo", "unimplemented"].iter().any(|n| s.ident == n)),
+        Expr::Try(t) => {
+            matches!(strip_parens(&t.expr), Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Err")))
+        }
+        Expr::Block(b) => block_diverges(&b.block),
+        _ => false,
+    }
+}
+
+fn block_diverges(b: &syn::Block) -> bool {
+    match b.stmts.last() {
+        Some(syn::Stmt::Expr(e, _)) => diverges(e),
+        Some(syn::Stmt::Macro(m)) => {
+            m.mac.path.segments.last().is_some_and(|s| ["panic", "unreachable", "bail"].iter().any(|n| s.ident == n))
+        }
+        _ => false,
+    }
+}
+
+fn strip_parens(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => strip_parens(&p.expr),
+        Expr::Group(g) => strip_parens(&g.expr),
+        _ => e,
+    }
+}
+
 #[cfg(test)]
 mod range_tests {
     use super::*;

@@ -28,6 +28,7 @@ use syn::{Expr, ExprMethodCall, Member, Pat, Stmt};
 
 use super::text::{Src, render};
 use crate::diagnostic::Edit;
+use crate::rust::syntax::diverges;
 
 /// Stands for the new parameter's place (`args.path`) until its name is chosen.
 pub const PARAM: &str = "__mcp_lint_param__";
@@ -213,35 +214,6 @@ fn gives_list(value: &Expr, bound: &str) -> Option<ListKind> {
         [] => Some(ListKind::Result),
         [only] if is_field(Some(only), "roots") => Some(ListKind::Vec),
         _ => None,
-    }
-}
-
-/// An arm or `else` that never goes on: it returns, or ends in `return`, `?` on an error, `break`,
-/// `continue` or a panicking macro.
-fn diverges(e: &Expr) -> bool {
-    match strip_parens(e) {
-        Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
-        Expr::Macro(m) => m
-            .mac
-            .path
-            .segments
-            .last()
-            .is_some_and(|s| ["panic", "unreachable", "bail", "todo", "unimplemented"].iter().any(|n| s.ident == n)),
-        Expr::Try(t) => {
-            matches!(strip_parens(&t.expr), Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Err")))
-        }
-        Expr::Block(b) => block_diverges(&b.block),
-        _ => false,
-    }
-}
-
-fn block_diverges(b: &syn::Block) -> bool {
-    match b.stmts.last() {
-        Some(syn::Stmt::Expr(e, _)) => diverges(e),
-        Some(syn::Stmt::Macro(m)) => {
-            m.mac.path.segments.last().is_some_and(|s| ["panic", "unreachable", "bail"].iter().any(|n| s.ident == n))
-        }
-        _ => false,
     }
 }
 
