@@ -880,7 +880,7 @@ fn refusals_say_why_in_the_code_s_terms() {
             // The helper parses each root's URI (a shape the helper inlining refuses), and its caller
             // keeps paths inside the roots: the allow-list is the reason, not the parsing.
             "impl Srv {\n#[allow(deprecated)]\nasync fn granted(peer: &Peer<RoleServer>) -> Vec<std::path::PathBuf> { let listed = peer.list_roots().await.unwrap(); listed.roots.iter().filter_map(|r| url::Url::parse(&r.uri).ok()?.to_file_path().ok()).collect() }\n#[rmcp::tool(description = \"d\")]\nasync fn open(&self, path: String, peer: Peer<RoleServer>) -> String { let granted = Self::granted(&peer).await; let p = std::path::PathBuf::from(path); if !granted.iter().any(|g| p.starts_with(g)) { return String::new(); } std::fs::read_to_string(p).unwrap_or_default() }\n}\n",
-            "the helper `granted`: paths are compared against the roots (an allow-list",
+            "the helper `granted`: paths are compared against the roots (read as an allow-list",
         ),
         (
             // Stored behind a setter of another type: where they went is said, not that they went nowhere.
@@ -1527,7 +1527,8 @@ impl Srv {{
     let (summary, fixed) = fix_crate(MANIFEST, &code, &[]);
     assert_eq!(fixed, code, "{summary}");
     assert!(
-        summary.contains("(an allow-list, so server configuration), but nothing but the client fills `self.dirs`"),
+        summary
+            .contains("(read as an allow-list, so server configuration), but nothing but the client fills `self.dirs`"),
         "{summary}"
     );
     let (summary, fixed) = fix_crate(MANIFEST, &code, &["--roots-to", "param"]);

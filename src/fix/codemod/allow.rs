@@ -22,9 +22,9 @@ use super::tool::FileEdits;
 use crate::diagnostic::Edit;
 
 /// Why a shape that asks for the roots itself has no configured list to keep.
-pub const NO_CONFIG: &str = "the server configures no list of directories of its own (no command-line flag, \
-     environment variable or configuration seeds one), so there is nothing to keep: add one that the tools \
-     check, then remove the roots request by hand";
+pub const NO_CONFIG: &str = "the codemod finds no list of directories the server keeps of its own (a field a \
+     constructor seeds from a command-line flag, an environment variable or configuration), so there is none to \
+     keep: make the tools check one, then remove the roots request by hand";
 
 /// Why `what` is left for the server-configuration migration when it has no list to keep;
 /// `allow_list` as in `Migration::Config`.

@@ -137,7 +137,8 @@ impl Purposes {
         if !passed.is_empty() {
             let to: Vec<String> = passed.iter().map(|c| format!("`{c}`")).collect();
             // The allow-list is the fact that rules out a parameter: said first.
-            let compared = if allow_list { "paths are compared against the roots (an allow-list), and " } else { "" };
+            let compared =
+                if allow_list { "paths are compared against the roots (read as an allow-list), and " } else { "" };
             return Migration::Leave(format!(
                 "{what}: {compared}the roots list is passed on whole (to {}): what that component does with it \
                  decides the migration, so the codemod leaves it",
@@ -153,10 +154,12 @@ impl Purposes {
             // Planned by `mrtr.rs`, which never asks for a migration.
             (Some(RootsTo::Mrtr), _, _) => Migration::Leave(format!("{what}: `--roots-to mrtr` keeps the roots")),
             (Some(RootsTo::Param), true, _) => Migration::Leave(format!(
-                "{what}: paths are compared against the roots (an allow-list): `--roots-to param` would let every \
+                "{what}: paths are compared against the roots (read as an allow-list): `--roots-to param` would let every \
                  client choose any directory, so the codemod refuses it; migrate it to server configuration"
             )),
-            (_, true, _) => config("paths are compared against the roots (an allow-list, so server configuration)"),
+            (_, true, _) => {
+                config("paths are compared against the roots (read as an allow-list, so server configuration)")
+            }
             // Not a list paths are checked against: nothing needs seeding for it to stay safe.
             (Some(RootsTo::Config), false, _) => Migration::Config { allow_list: false },
             (_, false, RootsPurpose::WorkingDir) | (Some(RootsTo::Param), false, _) => Migration::Param,
