@@ -8,8 +8,8 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Member};
 
 use super::{
-    ArmFact, CallFact, Callee, FieldAccess, FileFacts, FnFact, GlobalFact, GlobalKind, ImplFact, LiteralFields,
-    Origins, Param, Root, TypeFact, TypeKind, UseFact, WriteOp, handlers, requests, state,
+    ArmFact, CallFact, Callee, ConstArm, FieldAccess, FileFacts, FnFact, GlobalFact, GlobalKind, ImplFact,
+    LiteralFields, Origins, Param, Root, TypeFact, TypeKind, UseFact, WriteOp, handlers, requests, state,
 };
 use crate::context::Role;
 use crate::cx::Cx;
@@ -109,8 +109,13 @@ impl Extract<'_, '_> {
                 let name = en.ident.to_string();
                 self.out.types.push(TypeFact { module: module.to_vec(), name, kind: TypeKind::Enum, fields });
             }
-            syn::Item::Static(s) => self.global(module, &s.ident, &s.ty, GlobalKind::Static),
-            syn::Item::Const(c) => self.global(module, &c.ident, &c.ty, GlobalKind::Const),
+            syn::Item::Static(s) => self.global(module, &s.ident, &s.ty, GlobalKind::Static, None),
+            syn::Item::Const(c) => {
+                let method = super::uri_cuts::lit_str(&c.expr)
+                    .filter(|v| handlers::is_mcp_method(v))
+                    .map(|v| (v, self.cx.node_range(&*c.expr)));
+                self.global(module, &c.ident, &c.ty, GlobalKind::Const, method)
+            }
             syn::Item::Macro(m) => {
                 let name = m.mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
                 if name == "lazy_static" || name == "thread_local" {
@@ -206,11 +211,18 @@ impl Extract<'_, '_> {
         }
     }
 
-    fn global(&mut self, module: &[String], name: &syn::Ident, ty: &syn::Type, kind: GlobalKind) {
+    fn global(
+        &mut self,
+        module: &[String],
+        name: &syn::Ident,
+        ty: &syn::Type,
+        kind: GlobalKind,
+        method: Option<(String, std::ops::Range<usize>)>,
+    ) {
         let ty = type_text(ty);
         let lazy = ["OnceCell", "OnceLock", "Lazy", "LazyLock", "LazyCell"].iter().any(|w| ty.contains(w));
         let kind = if lazy { GlobalKind::LazyInit } else { kind };
-        self.out.globals.push(GlobalFact { module: module.to_vec(), name: name.to_string(), ty, kind });
+        self.out.globals.push(GlobalFact { module: module.to_vec(), name: name.to_string(), ty, kind, method });
     }
 
     /// `static ref NAME: Ty = …;` (`lazy_static!`) and `static NAME: Ty = …;` (`thread_local!`).
@@ -231,7 +243,7 @@ impl Extract<'_, '_> {
                     _ => String::new(),
                 };
                 let (name, kind) = (name.to_string(), GlobalKind::LazyInit);
-                self.out.globals.push(GlobalFact { module: module.to_vec(), name, ty, kind });
+                self.out.globals.push(GlobalFact { module: module.to_vec(), name, ty, kind, method: None });
             }
         }
     }
@@ -315,6 +327,7 @@ impl Extract<'_, '_> {
             fields: Vec::new(),
             arms: Vec::new(),
             variant_arms: Vec::new(),
+            const_arms: Vec::new(),
             places: Vec::new(),
             list_changed: Vec::new(),
             guards: Vec::new(),
@@ -1018,7 +1031,19 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
         // A `match` on a request enum: two arms or more whose variants are named after MCP methods.
         let variants =
             !dispatcher && m.arms.iter().filter(|arm| arm_variant_method(&arm.pat).is_some()).nth(1).is_some();
+        // `methods::INITIALIZE => ..` on the method: which const it names is the crate's to say.
+        let on_method = dispatcher || crate::rust::syntax::mentions_method(&quote::ToTokens::to_token_stream(&m.expr));
         for arm in &m.arms {
+            if on_method {
+                let arm_range = self.cx.node_range(&arm.pat).start..self.cx.node_range(&*arm.body).end;
+                let rejects =
+                    crate::rust::rejects::expr_rejects(&arm.body) || crate::rust::rejects::is_label(&arm.body);
+                let mut paths = Vec::new();
+                const_paths(self.cx, &arm.pat, &mut paths);
+                for (path, pat) in paths {
+                    self.fact.const_arms.push(ConstArm { path, pat, arm: arm_range.clone(), rejects });
+                }
+            }
             if dispatcher {
                 let range = self.cx.node_range(&arm.pat).start..self.cx.node_range(&*arm.body).end;
                 for method in arm_methods(&arm.pat) {
@@ -1230,6 +1255,30 @@ fn if_method(cond: &Expr) -> Option<String> {
     };
     let names_method = || crate::rust::syntax::mentions_method(&quote::ToTokens::to_token_stream(other));
     (handlers::is_mcp_method(&value) && names_method()).then_some(value)
+}
+
+/// The paths of an arm's pattern that can only be consts, with their ranges: `a::B`, or a
+/// SCREAMING_CASE name (a lower-case one binds a variable), through `|` and parentheses.
+fn const_paths(cx: &Cx, pat: &syn::Pat, out: &mut Vec<(Vec<String>, std::ops::Range<usize>)>) {
+    let screaming =
+        |s: &str| s.len() > 1 && s.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    match pat {
+        syn::Pat::Path(p) if p.qself.is_none() => {
+            let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            if names.last().is_some_and(|n| screaming(n)) {
+                out.push((names, cx.node_range(&p.path)));
+            }
+        }
+        syn::Pat::Ident(i) if i.subpat.is_none() && i.by_ref.is_none() && i.mutability.is_none() => {
+            let name = i.ident.to_string();
+            if screaming(&name) {
+                out.push((vec![name], cx.span_range(i.ident.span())));
+            }
+        }
+        syn::Pat::Or(o) => o.cases.iter().for_each(|case| const_paths(cx, case, out)),
+        syn::Pat::Paren(p) => const_paths(cx, &p.pat, out),
+        _ => {}
+    }
 }
 
 /// The string literals of an arm's pattern (`"a" | "b"`).

@@ -17,7 +17,9 @@
 //! - handlers: which function answers which MCP method or notification: rmcp `ServerHandler` /
 //!   `ClientHandler` and rust-mcp-sdk handler overrides (`handlers::SERVER_METHODS`), `#[tool]`
 //!   and `#[prompt]` functions, and the arms of hand-written dispatchers (a `match` with MCP method
-//!   strings as patterns, or an `if` / `else if` comparing the request's method with one:
+//!   strings as patterns, or with consts holding them from any module of the crate
+//!   (`names::INITIALIZE => ..`, resolved when the crate is merged, `const_arms`; a `match` on the
+//!   request's method), or an `if` / `else if` comparing the request's method with one:
 //!   `if method == "initialize" { .. }`), with the calls each arm makes;
 //! - calls: methods on `self` and on its fields (`self.session.keep(..)`, by the fields' declared
 //!   types), free functions and associated functions, resolved through the modules and `use`
@@ -195,6 +197,32 @@ pub struct GlobalFact {
     pub name: String,
     pub ty: String,
     pub kind: GlobalKind,
+    /// A `const` holding an MCP method's string: the method, and the literal's range.
+    pub method: Option<(String, Range<usize>)>,
+}
+
+/// A dispatcher arm whose pattern is a const's path (`methods::INITIALIZE => ..`), resolved when
+/// the crate is merged (the const may be in another file).
+#[derive(Debug, Clone)]
+pub struct ConstArm {
+    pub path: Vec<String>,
+    /// The pattern's path, and the whole arm.
+    pub pat: Range<usize>,
+    pub arm: Range<usize>,
+    /// The arm only rejects the method (or names it as a label).
+    pub rejects: bool,
+}
+
+/// A `ConstArm` the crate resolved to a const holding an MCP method.
+#[derive(Debug, Clone)]
+pub struct ResolvedConstArm {
+    pub fn_: FnId,
+    pub pat: Range<usize>,
+    pub rejects: bool,
+    pub method: String,
+    /// Where the const's literal is.
+    pub const_file: FileId,
+    pub literal: Range<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -247,6 +275,9 @@ pub struct FnFact {
     /// Arms of a `match` on a request enum's variants named after MCP methods
     /// (`McpRequest::Initialize(p)`, `ClientRequest::InitializeRequest(r)`; `handlers::variant_method`).
     pub variant_arms: Vec<ArmFact>,
+    /// Arms of a `match` on a method whose pattern is a const's path; those that resolve to an MCP
+    /// method's const are in `arms` too once the crate is merged (`CrateModel::const_arms`).
+    pub const_arms: Vec<ConstArm>,
     /// State accesses not written as `self.…`: through a local bound to a place (`let g =
     /// self.state.lock().unwrap(); g.x`), of a state parameter (`state: &mut State`), of a local
     /// declared outside the loop that uses it, of a static (`state::Place`).
@@ -457,6 +488,8 @@ pub struct CrateModel {
     /// The names a free function can be called by (`written_names`): a call of another name
     /// (`Ok(..)`, `tokio::spawn(..)`, a method's `Type::f`) is no call of one.
     free_fn_names: HashSet<String>,
+    /// Dispatcher arms on a const holding an MCP method (`FnFact::const_arms`, resolved).
+    pub const_arms: Vec<ResolvedConstArm>,
 }
 
 fn key(module: &[String], name: &str) -> String {
@@ -507,6 +540,7 @@ impl CrateModel {
         let free = m.free_fns.keys().map(|k| k.rsplit("::").next().unwrap_or(k).to_owned()).collect();
         m.free_fn_names = m.written_names(free);
         m.callees = (0..m.fn_loc.len()).map(|_| OnceLock::new()).collect();
+        m.resolve_const_arms();
         m.handlers = m.find_handlers();
         m.variant_handlers = m.find_variant_handlers();
         m
@@ -754,6 +788,50 @@ impl CrateModel {
 
     /// The crate module a path of modules names from `module` (`crate::a`, `super::b`, `self::c`,
     /// a child module, an imported module), or `None` for another crate's.
+    /// Makes the arms on consts holding an MCP method (in any module of the crate) dispatcher arms.
+    fn resolve_const_arms(&mut self) {
+        let mut resolved = Vec::new();
+        for (i, &(file, index)) in self.fn_loc.iter().enumerate() {
+            let f = &self.files[file].fns[index];
+            for arm in &f.const_arms {
+                if let Some((const_file, method, literal)) = self.resolve_method_const(&f.module, &arm.path) {
+                    resolved.push((file, index, FnId(i as u32), arm.clone(), const_file, method, literal));
+                }
+            }
+        }
+        for (file, index, fn_, arm, const_file, method, literal) in resolved {
+            self.files[file].fns[index].arms.push(ArmFact { method: method.clone(), range: arm.arm.clone() });
+            let pat = arm.pat;
+            self.const_arms.push(ResolvedConstArm { fn_, pat, rejects: arm.rejects, method, const_file, literal });
+        }
+    }
+
+    /// The const a path written in `module` names, when it holds an MCP method: its file, the
+    /// method and the literal's range. Through `use` renames and globs.
+    fn resolve_method_const(&self, module: &[String], path: &[String]) -> Option<(FileId, String, Range<usize>)> {
+        let find = |m: &[String], name: &str| {
+            self.files.iter().enumerate().find_map(|(file, facts)| {
+                facts.globals.iter().find(|g| g.module == m && g.name == name).and_then(|g| {
+                    let (method, literal) = g.method.clone()?;
+                    Some((file, method, literal))
+                })
+            })
+        };
+        let (last, prefix) = path.split_last()?;
+        if !prefix.is_empty() {
+            return find(&self.resolve_module(module, prefix, 0)?, last);
+        }
+        if let Some(found) = find(module, last) {
+            return Some(found);
+        }
+        let uses = self.uses.get(module)?;
+        if let Some(u) = uses.iter().find(|u| !u.glob && u.alias == *last) {
+            let (name, at) = u.target.split_last()?;
+            return find(&self.resolve_module(module, at, 0)?, name);
+        }
+        uses.iter().filter(|u| u.glob).find_map(|u| find(&self.resolve_module(module, &u.target, 0)?, last))
+    }
+
     fn resolve_module(&self, module: &[String], path: &[String], depth: usize) -> Option<Vec<String>> {
         let Some((first, rest)) = path.split_first() else { return Some(module.to_vec()) };
         let mut base: Vec<String> = match first.as_str() {

@@ -160,6 +160,7 @@ impl Rule for RemovedMethod {
         sent_through_helpers(cx, model);
         trait_const_methods(cx, model);
         gates::handshake_gates(cx, model);
+        arms_on_other_files_consts(cx, model);
     }
 
     fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall, name: &str) {
@@ -390,6 +391,33 @@ fn handler_overrides(cx: &mut CrateCx, model: &CrateModel) {
             f.name_range.clone(),
             format!("`{trait_name}::{name}` answers `{method}`; the `{method}` {kind} was removed in MCP 2026-07-28"),
             "never called by 2026-07-28 peers",
+        )
+        .help(r.help);
+    }
+}
+
+/// A dispatcher arm on a const of another file (`methods::INITIALIZE => ..`, the const in
+/// `protocol.rs`): the file's own walk sees only its own consts. Distinctive methods are reported
+/// at the const's literal (`lit_str`); the common words here, at the arm's pattern.
+fn arms_on_other_files_consts(cx: &mut CrateCx, model: &CrateModel) {
+    for arm in &model.const_arms {
+        let file = model.file_of(arm.fn_);
+        let Some(r) = removed(&arm.method) else { continue };
+        if arm.const_file == file || arm.rejects || !r.generic {
+            continue;
+        }
+        if r.needs_evidence && !is_mcp_code(&cx.files[file].file.text, cx.files[file].crate_ctx, model.files[file].role)
+        {
+            continue;
+        }
+        let defined = cx.place(arm.const_file, arm.literal.start);
+        let kind = if arm.method.starts_with("notifications/") { "notification" } else { "method" };
+        cx.report(
+            &META,
+            file,
+            arm.pat.clone(),
+            format!("the `{}` {kind} was removed in MCP 2026-07-28 (the const's value, at {defined})", r.wire),
+            "matched as a method",
         )
         .help(r.help);
     }
