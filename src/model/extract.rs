@@ -810,6 +810,8 @@ impl<'ast> Body<'_, '_, 'ast> {
     fn alias(&mut self, pat: &syn::Pat, init: &'ast Expr, (fields, places): (usize, usize)) {
         let Some(name) = state::bound_name(pat) else { return };
         self.locals.clone_alias(name.clone(), init);
+        // `let state = Arc::clone(&self.state)`: the same value, so the same place.
+        let init = state::shared_handle_of(init).unwrap_or(init);
         let Some(place) = state::guarded(init).and_then(|e| self.place(e, &mut Vec::new())) else { return };
         for a in self.fact.fields[fields..].iter_mut().chain(self.fact.places[places..].iter_mut()) {
             if a.start == place.start && a.path == place.path {

@@ -27,7 +27,8 @@
 //!   each argument;
 //! - state: reads and writes of `self` field paths (`self.a.b`, through guards and accessors such
 //!   as `.lock().unwrap()`), with where a written value comes from and how it is written; and
-//!   state places (`state`): fields reached through a local bound to them, through `Arc<Inner>`
+//!   state places (`state`): fields reached through a local bound to them (also a second handle,
+//!   `let link = Arc::clone(&self.link)`; `self.link.clone()` may be a copy), through `Arc<Inner>`
 //!   fields or a chain `self.inner.state.x`, entries of a per-session map, locals of a long-lived
 //!   loop (a read loop with the dispatcher inside), state parameters bound to what callers pass,
 //!   statics and globals; for a handler or one dispatcher arm, what it reads and writes of them

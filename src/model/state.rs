@@ -355,6 +355,19 @@ impl Locals {
     }
 }
 
+/// `x` of `Arc::clone(&x)` / `Rc::clone(&x)`: a second handle to the same value (unlike
+/// `x.clone()`, which copies unless `x` is itself an `Arc`).
+pub fn shared_handle_of(e: &Expr) -> Option<&Expr> {
+    let Expr::Call(c) = e else { return None };
+    let Expr::Path(p) = &*c.func else { return None };
+    let names: Vec<String> = p.path.segments.iter().rev().take(2).map(|s| s.ident.to_string()).collect();
+    let shared = names.len() == 2 && names[0] == "clone" && (names[1] == "Arc" || names[1] == "Rc");
+    match c.args.first() {
+        Some(Expr::Reference(r)) if shared && c.args.len() == 1 => Some(&r.expr),
+        _ => None,
+    }
+}
+
 /// `x.clone()`, `Arc::clone(&x)`, `Rc::clone(&x)`.
 fn is_clone(e: &Expr) -> bool {
     match e {
