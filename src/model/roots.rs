@@ -583,7 +583,11 @@ const STD_METHODS: &[&str] = &[
 impl Uses<'_, '_, '_> {
     fn record(&mut self, purpose: Purpose, of: Kind, range: Range<usize>, list: &Expr) {
         let list_range = self.cx.node_range(base_of(list));
-        let shown = flow::compact(self.cx.text(range.clone()));
+        let mut shown = flow::compact(self.cx.text(range.clone()));
+        // A pick by closure is shown without its body: `into_iter().find_map(..)`.
+        if let Some(at) = shown.find("find_map(") {
+            shown.replace_range(at + "find_map(".len().., "..)");
+        }
         let (string_prefix, separator_tested) = (false, false);
         let (callee, arg) = (None, None);
         self.out.uses.push(RootsUse {
@@ -642,6 +646,11 @@ impl Uses<'_, '_, '_> {
             // `roots.iter().next()`; a bare iterator variable's `next()` may be a loop over every
             // root, so only a chain counts.
             m.args.is_empty() && matches!(strip(&m.receiver), Expr::MethodCall(_))
+        } else if name == "find_map" {
+            // `find_map(|r| r.uri.strip_prefix("file://").map(PathBuf::from))` is
+            // `filter_map(..).next()`: a conversion each root passes. A closure that tests
+            // something chooses by a criterion, as `find` does.
+            m.args.len() == 1 && matches!(strip(&m.args[0]), Expr::Closure(c) if converts_only(&c.body))
         } else {
             false
         };
@@ -832,13 +841,39 @@ fn could_be_pick(e: &Expr) -> bool {
 fn pick_range(cx: &Cx, m: &syn::ExprMethodCall) -> Range<usize> {
     let end = method_call_range(cx, m).end;
     let mut start = method_call_range(cx, m).start;
-    if m.method == "next"
+    if (m.method == "next" || m.method == "find_map")
         && let Expr::MethodCall(inner) = strip(&m.receiver)
         && ["iter", "into_iter", "iter_mut"].iter().any(|n| inner.method == n)
     {
         start = method_call_range(cx, inner).start;
     }
     start..end
+}
+
+/// A closure body that only converts its element (`r.uri.strip_prefix("file://").map(..)`,
+/// `Url::parse(&r.uri).ok()?.to_file_path().ok()`): no comparison, branch or look at the file
+/// system, which would make the pick a choice by a criterion.
+fn converts_only(body: &Expr) -> bool {
+    const TESTS: &[&str] = &[
+        "if",
+        "match",
+        "exists",
+        "is_dir",
+        "is_file",
+        "metadata",
+        "contains",
+        "ends_with",
+        "starts_with",
+        "filter",
+        "find",
+        "any",
+        "all",
+        "then",
+        "then_some",
+    ];
+    let tokens = quote::ToTokens::to_token_stream(body);
+    let text = tokens.to_string();
+    !text.contains("==") && !text.contains("!=") && !crate::rust::syntax::tokens_mention_any(&tokens, TESTS)
 }
 
 /// Whether the chain between the list and `next()` changes which element comes first.
