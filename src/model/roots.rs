@@ -784,7 +784,12 @@ impl Sink for Uses<'_, '_, '_> {
                     self.record_dir(Purpose::WorkingDir, k, range(), arg);
                     return;
                 }
-                let wraps = ["Some", "Ok", "Err", "Box", "Arc", "Rc", "PathBuf", "Path", "String"];
+                // Wrappers and the standard collections (`HashSet::from_iter(roots.iter())` only
+                // drops duplicates): the list is not handed to another component.
+                let wraps = [
+                    "Some", "Ok", "Err", "Box", "Arc", "Rc", "PathBuf", "Path", "String", "Vec", "VecDeque", "HashSet",
+                    "BTreeSet", "HashMap", "BTreeMap",
+                ];
                 if !p.path.segments.iter().any(|s| wraps.iter().any(|w| s.ident == w)) {
                     let callee = || p.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
                     self.passed_on(flow, &c.args.iter().collect::<Vec<_>>(), range, callee);
@@ -1535,7 +1540,8 @@ mod tests {
              fn workdir(listed: ListRootsResult) { let root = listed.roots.first().unwrap(); let p = PathBuf::from(&root.uri).join(\"Cargo.toml\"); }\n\
              fn sandbox(listed: ListRootsResult, p: &Path) -> bool { listed.roots.iter().any(|r| p.starts_with(&r.uri)) }\n\
              fn hand_over(listed: ListRootsResult, plugins: &Plugins) { plugins.configure(listed.roots); }\n\
-             fn nothing(listed: ListRootsResult) -> usize { listed.roots.len() }\n",
+             fn nothing(listed: ListRootsResult) -> usize { listed.roots.len() }\n\
+             fn deduped(listed: ListRootsResult) -> usize { HashSet::<&Root>::from_iter(listed.roots.iter()).len() }\n",
         )]);
         let flow = model.roots();
         let purpose = |name: &str| flow.purpose(&model, model.fn_by_path(&[name]).unwrap());
@@ -1544,6 +1550,8 @@ mod tests {
         assert_eq!(purpose("hand_over"), RootsPurpose::PassedOn);
         assert_eq!(flow.passed_to(&model, &[model.fn_by_path(&["hand_over"]).unwrap()]), ["configure"]);
         assert_eq!(purpose("nothing"), RootsPurpose::Unknown);
+        // A standard collection built from the roots is no component they are handed to.
+        assert!(flow.passed_to(&model, &[model.fn_by_path(&["deduped"]).unwrap()]).is_empty());
     }
 
     /// What a root becomes in the crate function it is handed to, a list pushed through a write

@@ -350,7 +350,10 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
             let readers = cache::readers(&index, site, &field);
             if readers.is_empty() {
                 let why = allow::init_only(&index, *fi).unwrap_or_else(|| {
-                    format!("the roots are stored in `self.{field}`, which no other function of the crate reads")
+                    format!(
+                        "the roots are stored in `self.{field}`, which no other function of the crate reads as \
+                         `self.{field}` (the codemod follows the field through `self` only)"
+                    )
                 });
                 refuse_fn(&mut out, *fi, why);
                 continue;
