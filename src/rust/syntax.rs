@@ -273,7 +273,8 @@ fn block_diverges(b: &syn::Block) -> bool {
     }
 }
 
-fn strip_parens(e: &Expr) -> &Expr {
+/// The expression inside any parentheses and invisible groups.
+pub fn strip_parens(e: &Expr) -> &Expr {
     match e {
         Expr::Paren(p) => strip_parens(&p.expr),
         Expr::Group(g) => strip_parens(&g.expr),

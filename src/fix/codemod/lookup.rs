@@ -28,7 +28,7 @@ use syn::{Expr, ExprMethodCall, Member, Pat, Stmt};
 
 use super::text::{Src, render};
 use crate::diagnostic::Edit;
-use crate::rust::syntax::diverges;
+use crate::rust::syntax::{diverges, strip_parens};
 
 /// Stands for the new parameter's place (`args.path`) until its name is chosen.
 pub const PARAM: &str = "__mcp_lint_param__";
@@ -243,14 +243,6 @@ pub fn ident_of(e: &Expr) -> Option<String> {
         Expr::Group(g) => ident_of(&g.expr),
         Expr::Paren(p) => ident_of(&p.expr),
         _ => None,
-    }
-}
-
-fn strip_parens(e: &Expr) -> &Expr {
-    match e {
-        Expr::Paren(p) => strip_parens(&p.expr),
-        Expr::Group(g) => strip_parens(&g.expr),
-        _ => e,
     }
 }
 
