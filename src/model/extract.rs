@@ -332,6 +332,7 @@ impl Extract<'_, '_> {
             list_changed: Vec::new(),
             guards: Vec::new(),
             getter_tests: Vec::new(),
+            on_inits: Vec::new(),
             values: super::request_state::value_facts(self.cx, sig, body, self.state),
             request_method_params: 0,
             roots,
@@ -1141,6 +1142,16 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             self.fact.request_method_params |= self.origins(&method.expr).params;
             self.senders.request_method(self.cx, &method.expr);
         }
+        if self.gates {
+            let ty: Vec<String> = lit.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            for f in &lit.fields {
+                if let Member::Named(name) = &f.member
+                    && turned_on(&f.expr)
+                {
+                    self.fact.on_inits.push((ty.clone(), name.to_string()));
+                }
+            }
+        }
         visit::visit_expr_struct(self, lit);
     }
 
@@ -1280,6 +1291,22 @@ fn const_paths(cx: &Cx, pat: &syn::Pat, out: &mut Vec<(Vec<String>, std::ops::Ra
         syn::Pat::Or(o) => o.cases.iter().for_each(|case| const_paths(cx, case, out)),
         syn::Pat::Paren(p) => const_paths(cx, &p.pat, out),
         _ => {}
+    }
+}
+
+/// A value that starts a flag turned on: `true` or `Some(..)`, inside `AtomicBool::new(..)`,
+/// `Arc::new(..)`, `Mutex::new(..)`, `RwLock::new(..)`, `Cell::new(..)` and the like.
+fn turned_on(e: &Expr) -> bool {
+    match crate::rust::syntax::strip_parens(e) {
+        Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }) => b.value,
+        Expr::Call(c) if c.args.len() == 1 => match &*c.func {
+            Expr::Path(p) if p.path.is_ident("Some") => true,
+            Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "new" || s.ident == "from") => {
+                turned_on(&c.args[0])
+            }
+            _ => false,
+        },
+        _ => false,
     }
 }
 

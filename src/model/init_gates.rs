@@ -163,6 +163,25 @@ pub fn find_gates<'m>(model: &'m CrateModel, init: &InitHandlers) -> Vec<Gate<'m
             }
         }
     }
+    // A struct literal outside `initialize` code that starts the flag on: the gate is open from the
+    // start (`Server { ready: AtomicBool::new(true), .. }` in `main`).
+    for id in model.fn_ids().filter(|id| !model.func(*id).on_inits.is_empty() && !code.only.contains(id)) {
+        let f = model.func(id);
+        for (ty, field) in &f.on_inits {
+            let key = match ty.as_slice() {
+                [one] if one == "Self" => model.owner(id).cloned(),
+                _ => Some(model.resolve_type(&f.module, ty)),
+            };
+            for (i, g) in gates.iter().enumerate() {
+                if let PlaceRoot::Type(owner) = &g.place.root
+                    && Some(owner) == key.as_ref()
+                    && g.place.path.first() == Some(field)
+                {
+                    outside[i] = true;
+                }
+            }
+        }
+    }
     // A flag handed in by the caller (`fn handle(ready: &mut bool, ..)`): the caller may turn it on.
     for (i, g) in gates.iter().enumerate() {
         if let PlaceRoot::Local(f, name) = &g.place.root

@@ -294,6 +294,10 @@ pub struct FnFact {
     /// for being set, as in `guards`, so that a guard calling it tests them (kept where `guards`
     /// are).
     pub getter_tests: Vec<Range<usize>>,
+    /// Struct literals that start a field turned on (`Server { ready: AtomicBool::new(true), .. }`,
+    /// `Some(..)`): the type as written (`Self` included) and the field; kept where `guards` are,
+    /// so a handshake gate on that field is open from the start.
+    pub on_inits: Vec<(Vec<String>, String)>,
     /// What it does with values: integrity checks, decoded parameters, `requestState`.
     pub values: request_state::ValueFacts,
     /// Parameters (bits as in `Origins::params`) that the body makes the `method` of a JSON-RPC
