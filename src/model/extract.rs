@@ -1036,26 +1036,28 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             !dispatcher && m.arms.iter().filter(|arm| arm_variant_method(&arm.pat).is_some()).nth(1).is_some();
         // `methods::INITIALIZE => ..` on the method: which const it names is the crate's to say.
         let on_method = dispatcher || crate::rust::syntax::mentions_method(&quote::ToTokens::to_token_stream(&m.expr));
+        let cx = self.cx;
         for arm in &m.arms {
+            let arm_range = || cx.node_range(&arm.pat).start..cx.node_range(&*arm.body).end;
             if on_method {
-                let arm_range = self.cx.node_range(&arm.pat).start..self.cx.node_range(&*arm.body).end;
-                let rejects =
-                    crate::rust::rejects::expr_rejects(&arm.body) || crate::rust::rejects::is_label(&arm.body);
                 let mut paths = Vec::new();
-                const_paths(self.cx, &arm.pat, &mut paths);
-                for (path, pat) in paths {
-                    self.fact.const_arms.push(ConstArm { path, pat, arm: arm_range.clone(), rejects });
+                const_paths(cx, &arm.pat, &mut paths);
+                if !paths.is_empty() {
+                    let rejects =
+                        crate::rust::rejects::expr_rejects(&arm.body) || crate::rust::rejects::is_label(&arm.body);
+                    for (path, pat) in paths {
+                        self.fact.const_arms.push(ConstArm { path, pat, arm: arm_range(), rejects });
+                    }
                 }
             }
             if dispatcher {
-                let range = self.cx.node_range(&arm.pat).start..self.cx.node_range(&*arm.body).end;
+                let range = arm_range();
                 for method in arm_methods(&arm.pat) {
                     self.fact.arms.push(ArmFact { method, range: range.clone() });
                 }
             }
             if variants && let Some(method) = arm_variant_method(&arm.pat) {
-                let range = self.cx.node_range(&arm.pat).start..self.cx.node_range(&*arm.body).end;
-                self.fact.variant_arms.push(ArmFact { method: method.to_owned(), range });
+                self.fact.variant_arms.push(ArmFact { method: method.to_owned(), range: arm_range() });
             }
             self.bind(&arm.pat, origins);
             if let Some((_, guard)) = &arm.guard {
@@ -1273,8 +1275,7 @@ fn if_method(cond: &Expr) -> Option<String> {
 /// The paths of an arm's pattern that can only be consts, with their ranges: `a::B`, or a
 /// SCREAMING_CASE name (a lower-case one binds a variable), through `|` and parentheses.
 fn const_paths(cx: &Cx, pat: &syn::Pat, out: &mut Vec<(Vec<String>, std::ops::Range<usize>)>) {
-    let screaming =
-        |s: &str| s.len() > 1 && s.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    let screaming = state::is_screaming;
     match pat {
         syn::Pat::Path(p) if p.qself.is_none() => {
             let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
@@ -1297,7 +1298,7 @@ fn const_paths(cx: &Cx, pat: &syn::Pat, out: &mut Vec<(Vec<String>, std::ops::Ra
 /// A value that starts a flag turned on: `true` or `Some(..)`, inside `AtomicBool::new(..)`,
 /// `Arc::new(..)`, `Mutex::new(..)`, `RwLock::new(..)`, `Cell::new(..)` and the like.
 fn turned_on(e: &Expr) -> bool {
-    match crate::rust::syntax::strip_parens(e) {
+    match crate::rust::rejects::strip(e) {
         Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }) => b.value,
         Expr::Call(c) if c.args.len() == 1 => match &*c.func {
             Expr::Path(p) if p.path.is_ident("Some") => true,

@@ -290,19 +290,22 @@ impl InitHandlers<'_> {
 pub fn guard_tests(model: &CrateModel, uses: &StateUses) -> Vec<bool> {
     let in_guard =
         |id: FnId, range: &Range<usize>| model.func(id).guards.iter().any(|(_, tested)| within(range, tested));
+    // Every call of the getter in that code stands in a guard (and there is one).
     let getter_called_in_guards = |getter: FnId| {
-        let mut calls = uses.code.iter().flat_map(|(c, range)| {
-            let caller = model.func(*c);
-            model
-                .callees_of(*c)
-                .iter()
-                .filter(move |&&(i, to)| {
-                    to == getter && range.as_ref().is_none_or(|r| within(&caller.calls[i].range, r))
-                })
-                .map(move |&(i, _)| (*c, caller.calls[i].range.clone()))
-        });
-        let first = calls.next();
-        first.is_some() && first.into_iter().chain(calls).all(|(c, call)| in_guard(c, &call))
+        let calls: Vec<(FnId, &Range<usize>)> = uses
+            .code
+            .iter()
+            .flat_map(|(c, range)| {
+                let caller = model.func(*c);
+                model
+                    .callees_of(*c)
+                    .iter()
+                    .filter(move |&&(_, to)| to == getter)
+                    .map(move |&(i, _)| (*c, &caller.calls[i].range))
+                    .filter(move |(_, call)| range.as_ref().is_none_or(|r| within(call, r)))
+            })
+            .collect();
+        !calls.is_empty() && calls.iter().all(|(c, call)| in_guard(*c, call))
     };
     uses.uses
         .iter()

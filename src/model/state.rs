@@ -380,7 +380,7 @@ fn is_clone(e: &Expr) -> bool {
     }
 }
 
-fn is_screaming(name: &str) -> bool {
+pub(super) fn is_screaming(name: &str) -> bool {
     name.len() > 1
         && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
         && name.chars().any(|c| c.is_ascii_uppercase())

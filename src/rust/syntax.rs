@@ -32,7 +32,6 @@ pub fn str_value(cx: &Cx, expr: &Expr) -> Option<(String, Range<usize>)> {
     }
 }
 
-/// The expression is `self`: a method called on it is the type's own, not an SDK's.
 /// `x` of `Some(x)`, else the expression itself: an `Option<&str>` method compared with
 /// `Some("initialize")` is compared with the literal.
 pub fn inside_some(expr: &Expr) -> &Expr {
@@ -44,6 +43,7 @@ pub fn inside_some(expr: &Expr) -> &Expr {
     }
 }
 
+/// The expression is `self`: a method called on it is the type's own, not an SDK's.
 pub fn is_self(expr: &Expr) -> bool {
     matches!(expr, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("self"))
 }
@@ -247,7 +247,7 @@ pub fn has_attr(attrs: &[syn::Attribute], name: &str) -> bool {
 /// An arm or `else` that never goes on: it returns, or ends in `return`, `?` on an error, `break`,
 /// `continue` or a panicking macro.
 pub fn diverges(e: &Expr) -> bool {
-    match strip_parens(e) {
+    match crate::rust::rejects::strip(e) {
         Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
         Expr::Macro(m) => m
             .mac
@@ -256,7 +256,7 @@ pub fn diverges(e: &Expr) -> bool {
             .last()
             .is_some_and(|s| ["panic", "unreachable", "bail", "todo", "unimplemented"].iter().any(|n| s.ident == n)),
         Expr::Try(t) => {
-            matches!(strip_parens(&t.expr), Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Err")))
+            matches!(crate::rust::rejects::strip(&t.expr), Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Err")))
         }
         Expr::Block(b) => block_diverges(&b.block),
         _ => false,
@@ -270,15 +270,6 @@ fn block_diverges(b: &syn::Block) -> bool {
             m.mac.path.segments.last().is_some_and(|s| ["panic", "unreachable", "bail"].iter().any(|n| s.ident == n))
         }
         _ => false,
-    }
-}
-
-/// The expression inside any parentheses and invisible groups.
-pub fn strip_parens(e: &Expr) -> &Expr {
-    match e {
-        Expr::Paren(p) => strip_parens(&p.expr),
-        Expr::Group(g) => strip_parens(&g.expr),
-        _ => e,
     }
 }
 

@@ -123,15 +123,16 @@ pub fn seed(
     }
 }
 
+/// What the server itself puts in `self.<field>`, described for a summary, whether or not it is
+/// anything (`initial`'s phrase either way): the seed of a place that is no allow-list.
+pub fn own_seed(index: &Index, texts: &[String], bases: &[usize], refresh: &FnSite, field: &str) -> Seed {
+    let phrase = initial(index, texts, bases, refresh, field).unwrap_or_else(|none| none);
+    Seed { phrase, ..Seed::default() }
+}
+
 /// The constructor's seeding of `self.<field>`, described (`` `new` seeds it with `…` ``); or,
 /// when none puts anything there, what they do (`the constructor starts it empty`).
-pub fn initial(
-    index: &Index,
-    texts: &[String],
-    bases: &[usize],
-    refresh: &FnSite,
-    field: &str,
-) -> Result<String, String> {
+fn initial(index: &Index, texts: &[String], bases: &[usize], refresh: &FnSite, field: &str) -> Result<String, String> {
     let Some(server) = self_name(refresh) else {
         return Err("the roots are stored by a function that is not a method of the server".into());
     };

@@ -28,7 +28,8 @@ use syn::{Expr, ExprMethodCall, Member, Pat, Stmt};
 
 use super::text::{Src, render};
 use crate::diagnostic::Edit;
-use crate::rust::syntax::{diverges, strip_parens};
+use crate::rust::rejects::strip;
+use crate::rust::syntax::diverges;
 
 /// Stands for the new parameter's place (`args.path`) until its name is chosen.
 pub const PARAM: &str = "__mcp_lint_param__";
@@ -166,7 +167,7 @@ fn ok_binding(pat: &Pat) -> Option<(String, usize)> {
 
 /// `Err(…)`: in a function's tail, an error the function returns.
 fn is_err_value(e: &Expr) -> bool {
-    matches!(strip_parens(e), Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Err")))
+    matches!(strip(e), Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Err")))
 }
 
 /// A value whose `let` can go without changing what the code does: a literal, a path, or a call
@@ -190,7 +191,7 @@ pub(super) fn unused_plain_local(
 }
 
 fn is_plain_value(e: &Expr) -> bool {
-    match strip_parens(e) {
+    match strip(e) {
         Expr::Lit(_) | Expr::Path(_) => true,
         Expr::Call(c) => matches!(&*c.func, Expr::Path(_)) && c.args.iter().all(is_plain_value),
         _ => false,
@@ -199,14 +200,14 @@ fn is_plain_value(e: &Expr) -> bool {
 
 /// What an arm that goes on gives, when it is the list `bound` names: the result, or its `.roots`.
 fn gives_list(value: &Expr, bound: &str) -> Option<ListKind> {
-    let value = match strip_parens(value) {
+    let value = match strip(value) {
         Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
             syn::Stmt::Expr(e, None) => e,
             _ => return None,
         },
         e => e,
     };
-    let ch = flatten(strip_parens(value));
+    let ch = flatten(strip(value));
     if ident_of(ch.base).as_deref() != Some(bound) {
         return None;
     }
@@ -268,7 +269,7 @@ fn result_tail(links: &[(Link, &Expr)], at: usize) -> Option<(usize, bool)> {
 
 /// A file-scheme prefix argument: a `"file:…"` literal or a constant.
 fn is_scheme_arg(e: &Expr) -> bool {
-    match strip_parens(e) {
+    match strip(e) {
         Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => s.value().starts_with("file:"),
         Expr::Path(p) => p.path.segments.last().is_some_and(|s| {
             let name = s.ident.to_string();
@@ -380,7 +381,7 @@ impl<'s> Rewriter<'s> {
         }
         self.lists.insert(bound, ListKind::Result);
         self.lookups += 1;
-        let text = match strip_parens(value) {
+        let text = match strip(value) {
             // An arm block's statements take the match's place (it is the function's tail).
             Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => {
                 let inner = self.range(&b.block);
@@ -466,16 +467,16 @@ impl<'s> Rewriter<'s> {
 
     /// Notes the limit local of a deleted `tokio::time::timeout(limit, …)` request.
     fn note_timeout_limit(&mut self, init: &Expr) {
-        let awaited = match strip_parens(init) {
+        let awaited = match strip(init) {
             Expr::Match(m) => &*m.expr,
-            Expr::If(i) => match strip_parens(&i.cond) {
+            Expr::If(i) => match strip(&i.cond) {
                 Expr::Let(l) => &*l.expr,
                 _ => return,
             },
             e => e,
         };
-        if let Expr::Await(a) = strip_parens(awaited)
-            && let Expr::Call(c) = strip_parens(&a.base)
+        if let Expr::Await(a) = strip(awaited)
+            && let Expr::Call(c) = strip(&a.base)
             && let Some(limit) = c.args.first().and_then(ident_of)
         {
             self.timeout_limits.push(limit);
@@ -499,7 +500,7 @@ impl<'s> Rewriter<'s> {
     }
 
     fn is_empty_check(&self, cond: &Expr) -> bool {
-        let ch = flatten(strip_parens(cond));
+        let ch = flatten(strip(cond));
         matches!(self.seq_at(&ch), Some(s) if s + 1 == ch.links.len() && method(ch.links.get(s), &["is_empty"]).is_some())
     }
 
@@ -537,7 +538,7 @@ impl<'s> Rewriter<'s> {
             self.note_timeout_limit(&init.expr);
             return;
         }
-        let ch = flatten(strip_parens(&init.expr));
+        let ch = flatten(strip(&init.expr));
         // `let listed = context.peer.list_roots().await?;`
         if let Some((end, kind, _)) = self.fetch_at(&ch)
             && end == ch.links.len()
@@ -599,13 +600,13 @@ impl<'s> Rewriter<'s> {
     /// goes on gives the list it bound (`Ok(listed) => listed`, or `listed.roots`) and whose other
     /// arms all diverge (`return`, `?` on an error, `panic!`): what the value is, as a `let` of it.
     fn request_with_error_arms(&self, e: &Expr) -> Option<ListKind> {
-        match strip_parens(e) {
+        match strip(e) {
             Expr::Match(m) => {
                 let (bound, value) = self.going_on_arm(m, diverges)?;
                 gives_list(value, &bound)
             }
             Expr::If(i) => {
-                let Expr::Let(l) = strip_parens(&i.cond) else { return None };
+                let Expr::Let(l) = strip(&i.cond) else { return None };
                 let (bound, depth) = ok_binding(&l.pat)?;
                 if self.bare_request(&l.expr) != Some(depth) || i.then_branch.stmts.len() != 1 {
                     return None;
@@ -625,20 +626,20 @@ impl<'s> Rewriter<'s> {
     /// `peer.list_roots().await` (1: one `Ok` to unwrap) or
     /// `tokio::time::timeout(limit, peer.list_roots()).await` (2: the timeout's `Ok` around it).
     fn bare_request(&self, e: &Expr) -> Option<usize> {
-        let Expr::Await(awaited) = strip_parens(e) else { return None };
+        let Expr::Await(awaited) = strip(e) else { return None };
         let is_request = |future: &Expr| {
-            let ch = flatten(strip_parens(future));
+            let ch = flatten(strip(future));
             matches!(ch.links.last(), Some((Link::Method(m), _)) if m.method == "list_roots" && m.args.is_empty())
                 && ch.links[..ch.links.len() - 1].iter().all(|l| {
                     matches!(l.0, Link::Field(_) | Link::Await | Link::Try)
                         || matches!(l.0, Link::Method(m) if m.args.is_empty())
                 })
-                && matches!(strip_parens(ch.base), Expr::Path(_))
+                && matches!(strip(ch.base), Expr::Path(_))
         };
         if is_request(&awaited.base) {
             return Some(1);
         }
-        if let Expr::Call(c) = strip_parens(&awaited.base)
+        if let Expr::Call(c) = strip(&awaited.base)
             && let Expr::Path(p) = &*c.func
             && p.path.segments.last().is_some_and(|s| s.ident == "timeout")
             && c.args.len() == 2
@@ -660,7 +661,7 @@ impl<'s> Rewriter<'s> {
             matches!(l.0, Link::Field(_) | Link::Await | Link::Try)
                 || matches!(l.0, Link::Method(m) if m.args.is_empty())
         });
-        if !receiver_ok || !matches!(strip_parens(ch.base), Expr::Path(_)) {
+        if !receiver_ok || !matches!(strip(ch.base), Expr::Path(_)) {
             return None;
         }
         let (end, fallback) = result_tail(&ch.links, i + 2)?;
@@ -1051,7 +1052,7 @@ impl<'s> Rewriter<'s> {
     /// `helper(&context.peer).await?` or `self.helper(&context).await?` for a known helper: the
     /// helper and the index after the call's unwrapping.
     fn helper_call(&self, ch: &Chain) -> Option<(HelperInline, usize)> {
-        let (name, mut at) = match strip_parens(ch.base) {
+        let (name, mut at) = match strip(ch.base) {
             Expr::Call(c) => match &*c.func {
                 Expr::Path(p) => (p.path.segments.last()?.ident.to_string(), 0),
                 _ => return None,
@@ -1077,9 +1078,9 @@ impl<'s> Rewriter<'s> {
 
     /// `for root in &listed.roots { … }`.
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> bool {
-        let iter = strip_parens(&f.expr);
+        let iter = strip(&f.expr);
         let inner = match iter {
-            Expr::Reference(r) => strip_parens(&r.expr),
+            Expr::Reference(r) => strip(&r.expr),
             other => other,
         };
         let ch = flatten(inner);
@@ -1204,7 +1205,7 @@ impl<'ast> Visit<'ast> for Rewriter<'_> {
         }
         match e {
             Expr::Reference(r) => {
-                let inner = strip_parens(&r.expr);
+                let inner = strip(&r.expr);
                 let ch = flatten(inner);
                 if let Some(name) = ident_of(ch.base)
                     && let Some(carrier) = self.roots.get(&name).cloned()

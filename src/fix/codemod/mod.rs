@@ -372,13 +372,7 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
                 Migration::Config { allow_list } => {
                     // An allow-list has its seed (`migration` asked); other places keep what the
                     // server itself puts there, if anything.
-                    let seed = match seed {
-                        Ok(seed) => seed,
-                        Err(_) => allow::Seed {
-                            phrase: allow::initial(&index, &texts, &bases, site, &field).unwrap_or_else(|none| none),
-                            ..allow::Seed::default()
-                        },
-                    };
+                    let seed = seed.unwrap_or_else(|_| allow::own_seed(&index, &texts, &bases, site, &field));
                     match allow::plan_allow(&index, &texts, &bases, site, &field, &seed, allow_list) {
                         Ok(plan) => units.push(Unit::Allow { refresh: *fi, plan }),
                         Err(r) => refuse_fn(&mut out, *fi, r.reason),
@@ -390,9 +384,7 @@ fn plan(files: &[CrateFile], manifest: Option<&Path>, roots_to: Option<RootsTo>)
                         Some(reason) => {
                             let param =
                                 cache::plan_cache(&index, &texts, &bases, site, &field, &derives, cache::Fill::Refresh);
-                            let initial =
-                                allow::initial(&index, &texts, &bases, site, &field).unwrap_or_else(|none| none);
-                            let seed = allow::Seed { phrase: initial, ..allow::Seed::default() };
+                            let seed = allow::own_seed(&index, &texts, &bases, site, &field);
                             let config = allow::plan_allow(&index, &texts, &bases, site, &field, &seed, false);
                             match (param, config) {
                                 (Ok(_), _) => why,
