@@ -3,13 +3,14 @@
 //! them (`Cx::macro_body`, parsed once per file).
 
 use foldhash::{HashMap, HashMapExt};
+use std::ops::Range;
 
 use syn::visit::{self, Visit};
 use syn::{Expr, Member};
 
 use super::{
     ArmFact, CallFact, Callee, ConstArm, FieldAccess, FileFacts, FnFact, GlobalFact, GlobalKind, ImplFact,
-    LiteralFields, Origins, Param, Root, TypeFact, TypeKind, UseFact, WriteOp, handlers, requests, state,
+    LiteralFields, Origins, Param, Root, TypeFact, TypeKind, UseFact, WriteOp, handlers, requests, state, within,
 };
 use crate::context::Role;
 use crate::cx::Cx;
@@ -346,9 +347,19 @@ impl Extract<'_, '_> {
         };
         let server = fact.role == Role::Server || (fact.role == Role::Unknown && self.out.role == Role::Server);
         let senders = super::senders::BodySends::new(self.sends, server, &sig.generics);
-        let mut body_walk = Body { cx: self.cx, fact, env, nested: Vec::new(), locals, senders, gates: self.gates };
+        let mut body_walk = Body {
+            cx: self.cx,
+            fact,
+            env,
+            nested: Vec::new(),
+            locals,
+            senders,
+            gates: self.gates,
+            copies: CheckedCopies::default(),
+        };
         body_walk.visit_block(body);
-        let Body { mut fact, nested, senders, .. } = body_walk;
+        let Body { mut fact, nested, senders, copies, .. } = body_walk;
+        copies.finish(self.cx, body, &mut fact.guards);
         if self.gates
             && fact.has_self
             && fact.params.is_empty()
@@ -495,6 +506,89 @@ pub fn pat_idents(pat: &syn::Pat) -> Vec<String> {
     v.0
 }
 
+/// Locals bound once and tested by rejecting guards (`let state = { self.state.read().await.clone() };
+/// if !state.is_ready() { return .. }`): where every use of such a local is in those guards or in
+/// what runs when they reject, its value only decides whether the request is turned away, so the
+/// guards test its initializer too.
+#[derive(Default)]
+struct CheckedCopies {
+    /// `let name = value;` (a plain name): the name and the value's range.
+    lets: Vec<(String, Range<usize>)>,
+    /// A guard's tested value rooted at a local: the local, the condition and the rejecting code.
+    tested: Vec<(String, Range<usize>, Range<usize>)>,
+}
+
+impl CheckedCopies {
+    /// Adds to `guards` the initializers of the locals that only guards use.
+    fn finish(self, cx: &Cx, body: &syn::Block, guards: &mut Vec<(Range<usize>, Range<usize>)>) {
+        if self.tested.is_empty() {
+            return;
+        }
+        let mut names: Vec<&str> = self.tested.iter().map(|(n, ..)| n.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        for name in names {
+            // Bound once: a second `let` (a shadow) could hold anything.
+            let mut inits = self.lets.iter().filter(|(n, _)| n == name);
+            let (Some((_, init)), None) = (inits.next(), inits.next()) else { continue };
+            let checks: Vec<_> = self.tested.iter().filter(|(n, ..)| n == name).collect();
+            let allowed = |use_: &Range<usize>| {
+                checks.iter().any(|(_, cond, rejecting)| within(use_, cond) || within(use_, rejecting))
+            };
+            if name_uses(cx, body, name).iter().all(allowed) {
+                for (_, cond, _) in checks {
+                    guards.push((cond.clone(), init.clone()));
+                }
+            }
+        }
+    }
+}
+
+/// Every place `name` is used as a value in `body`: path expressions, and the tokens of macro
+/// calls that name it (a `format!` argument), each macro as a whole.
+fn name_uses(cx: &Cx, body: &syn::Block, name: &str) -> Vec<Range<usize>> {
+    struct Uses<'n, 'c, 'a> {
+        cx: &'c Cx<'a>,
+        name: &'n str,
+        found: Vec<Range<usize>>,
+    }
+    fn mentions(tokens: &proc_macro2::TokenStream, name: &str) -> bool {
+        tokens.clone().into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => i == name,
+            proc_macro2::TokenTree::Group(g) => mentions(&g.stream(), name),
+            _ => false,
+        })
+    }
+    impl<'ast> Visit<'ast> for Uses<'_, '_, '_> {
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            if p.qself.is_none() && p.path.is_ident(self.name) {
+                self.found.push(self.cx.node_range(p));
+            }
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            if mentions(&m.tokens, self.name) {
+                self.found.push(self.cx.node_range(m));
+            }
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut uses = Uses { cx, name, found: Vec::new() };
+    uses.visit_block(body);
+    uses.found
+}
+
+/// The local a tested value reads (`state` in `state.is_ready()`, `state.phase`, `*state`).
+fn local_root(value: &Expr) -> Option<String> {
+    match crate::rust::rejects::strip(value) {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+        Expr::Field(f) => local_root(&f.base),
+        Expr::MethodCall(m) => local_root(&m.receiver),
+        Expr::Reference(r) => local_root(&r.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => local_root(&u.expr),
+        _ => None,
+    }
+}
+
 /// The walk of one function body.
 struct Body<'c, 'a, 'ast> {
     cx: &'c Cx<'a>,
@@ -510,6 +604,8 @@ struct Body<'c, 'a, 'ast> {
     senders: super::senders::BodySends,
     /// Its rejecting guards are kept (`FnFact::guards`): the file has a handshake gate's words.
     gates: bool,
+    /// Locals a rejecting guard tests, to find those that only hold a copy for the check.
+    copies: CheckedCopies,
 }
 
 impl<'ast> Body<'_, '_, 'ast> {
@@ -525,12 +621,16 @@ impl<'ast> Body<'_, '_, 'ast> {
         }
     }
 
-    /// Keeps a rejecting guard's condition with each value it tests for being set.
-    fn guard(&mut self, cond: &Expr) {
+    /// Keeps a rejecting guard's condition with each value it tests for being set; `rejecting` is
+    /// the code that runs when the guard turns the request away.
+    fn guard(&mut self, cond: &Expr, rejecting: Range<usize>) {
         let mut tested = Vec::new();
         flag_tests(cond, &mut tested);
         let range = self.cx.node_range(cond);
         for value in tested {
+            if let Some(local) = local_root(value) {
+                self.copies.tested.push((local, range.clone(), rejecting.clone()));
+            }
             let value = self.cx.node_range(value);
             self.fact.guards.push((range.clone(), value));
         }
@@ -799,7 +899,27 @@ impl<'ast> Body<'_, '_, 'ast> {
     }
 }
 
-impl<'ast> Body<'_, '_, 'ast> {
+impl<'c, 'a, 'ast> Body<'c, 'a, 'ast> {
+    /// A walker of code that lives outside the tree (a macro body in the file's cache) carrying
+    /// this function's facts and locals; `reattach` takes them back. Items it meets are not read.
+    fn detach<'x>(&mut self) -> Body<'c, 'a, 'x> {
+        Body {
+            cx: self.cx,
+            fact: std::mem::take(&mut self.fact),
+            env: std::mem::take(&mut self.env),
+            nested: Vec::new(),
+            locals: std::mem::take(&mut self.locals),
+            senders: std::mem::take(&mut self.senders),
+            gates: self.gates,
+            copies: std::mem::take(&mut self.copies),
+        }
+    }
+
+    fn reattach(&mut self, inner: Body<'c, 'a, '_>) {
+        (self.fact, self.env, self.locals, self.senders, self.copies) =
+            (inner.fact, inner.env, inner.locals, inner.senders, inner.copies);
+    }
+
     /// How many accesses were kept so far (`fields`, `places`).
     fn marks(&self) -> (usize, usize) {
         (self.fact.fields.len(), self.fact.places.len())
@@ -959,6 +1079,12 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             }
             self.origins(&init.expr)
         });
+        if self.gates
+            && let (syn::Pat::Ident(p), Some(init)) = (&l.pat, &l.init)
+            && p.subpat.is_none()
+        {
+            self.copies.lets.push((p.ident.to_string(), self.cx.node_range(&*init.expr)));
+        }
         // Typed from the value before the binding shadows what it reads (`let info = info.clone()`).
         let ty = l.init.as_ref().and_then(|init| self.type_text_of(&init.expr));
         self.bind(&l.pat, origins);
@@ -1062,7 +1188,7 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             self.bind(&arm.pat, origins);
             if let Some((_, guard)) = &arm.guard {
                 if self.gates && crate::rust::rejects::expr_rejects(&arm.body) {
-                    self.guard(guard);
+                    self.guard(guard, cx.node_range(&*arm.body));
                 }
                 self.visit_expr(guard);
             }
@@ -1078,9 +1204,14 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             let range = self.cx.node_range(&*e.cond).start..self.cx.block_range(&e.then_branch).end;
             self.fact.arms.push(ArmFact { method, range });
         }
-        let else_rejects = || e.else_branch.as_ref().is_some_and(|(_, other)| expr_rejects(other));
-        if self.gates && (block_rejects(&e.then_branch) || else_rejects()) {
-            self.guard(&e.cond);
+        if self.gates {
+            if block_rejects(&e.then_branch) {
+                self.guard(&e.cond, self.cx.block_range(&e.then_branch));
+            } else if let Some((_, other)) = &e.else_branch
+                && expr_rejects(other)
+            {
+                self.guard(&e.cond, self.cx.node_range(&**other));
+            }
         }
         visit::visit_expr_if(self, e);
     }
@@ -1169,12 +1300,9 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             self.senders.json(self.cx, &m.tokens);
             let exprs = state::json_exprs(self.cx, m);
             if !exprs.is_empty() {
-                let (fact, env, locals) =
-                    (std::mem::take(&mut self.fact), std::mem::take(&mut self.env), std::mem::take(&mut self.locals));
-                let senders = std::mem::take(&mut self.senders);
-                let mut inner = Body { cx: self.cx, fact, env, nested: Vec::new(), locals, senders, gates: self.gates };
+                let mut inner = self.detach();
                 exprs.iter().for_each(|e| inner.visit_expr(e));
-                (self.fact, self.env, self.locals, self.senders) = (inner.fact, inner.env, inner.locals, inner.senders);
+                self.reattach(inner);
             }
             return;
         }
@@ -1183,16 +1311,12 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
         // The body lives in the file's cache, not in the tree: walked by a walker of its own that
         // carries this function's facts and locals (items declared in a macro body are not read).
         if let Some(body) = self.cx.macro_body(m) {
-            let fact = std::mem::take(&mut self.fact);
-            let env = std::mem::take(&mut self.env);
-            let locals = std::mem::take(&mut self.locals);
-            let senders = std::mem::take(&mut self.senders);
-            let mut inner = Body { cx: self.cx, fact, env, nested: Vec::new(), locals, senders, gates: self.gates };
+            let mut inner = self.detach();
             match &*body {
                 MacroBody::Exprs(exprs) => exprs.iter().for_each(|e| inner.visit_expr(e)),
                 MacroBody::Stmts(stmts) => stmts.iter().for_each(|s| inner.visit_stmt(s)),
             }
-            (self.fact, self.env, self.locals, self.senders) = (inner.fact, inner.env, inner.locals, inner.senders);
+            self.reattach(inner);
         }
         self.locals.quiet -= quiet as usize;
     }

@@ -9,7 +9,7 @@ use crate::model::Root;
 use crate::model::init_gates::find_gates;
 use crate::model::init_stores::InitHandlers;
 use crate::model::state::member_shown;
-use crate::model::{CrateModel, FnId};
+use crate::model::{CrateModel, FnId, within};
 
 use super::META;
 
@@ -55,13 +55,19 @@ pub(super) fn handshake_gates(cx: &mut CrateCx, model: &CrateModel) {
             }
             _ => format!("`{}`", read_text.get(read_range.clone()).unwrap_or_default().trim()),
         };
-        // Read through a getter: reported at the guard's call, named by what the getter reads.
+        // Read through a getter: reported at the guard's call, named by what the getter reads. Read
+        // into a local the guard tests (`let phase = self.phase.read().clone()`): at the guard.
+        let copied = gate.via.is_none() && !within(&read_range, &gate.guard);
         let range = match &gate.via {
             Some((call, getter)) => {
                 shown = format!("{shown}, which `{}()` tests,", model.func(*getter).name);
                 call.clone()
             }
-            None => read_range,
+            None if copied => {
+                shown = format!("{shown}, copied into what this check tests,");
+                gate.guard.clone()
+            }
+            None => read_range.clone(),
         };
         reported.push((gate.fn_, gate.guard.clone()));
         let set_at = cx.place(gate.set_in, gate.set_at.start);
@@ -79,6 +85,9 @@ pub(super) fn handshake_gates(cx: &mut CrateCx, model: &CrateModel) {
         );
         if gate.set_in == file {
             d.label(gate.set_at.clone(), format!("set only in the handshake (`{init_fn}`)"));
+        }
+        if copied {
+            d.label(read_range, "copied here");
         }
         d.help(HELP);
     }
