@@ -1,6 +1,7 @@
 //! `legacy-error-code`: JSON-RPC error codes that MCP 2026-07-28 retired or renumbered (C19).
 //!
-//! - `-32002` for a missing resource: now `-32602` (Invalid params, SEP-2164). Safe fix.
+//! - `-32002` for a missing resource: now `-32602` (Invalid params, SEP-2164). Safe fix where the
+//!   crate serves 2026-07-28 alone; unsafe where it also serves older revisions, which keep -32002.
 //! - `-32042` (URL elicitation required): retired, MUST NOT be sent. No fix.
 //! - The draft-era numbers `-32001` / `-32003` / `-32004` for HeaderMismatch /
 //!   MissingRequiredClientCapability / UnsupportedProtocolVersion: now `-32020` / `-32021` /
@@ -24,7 +25,7 @@ use std::ops::Range;
 
 use syn::visit::{self, Visit};
 
-use crate::context::{Impact, Role, Sdk};
+use crate::context::{Era, Impact, Role, Sdk};
 use crate::cx::{Cx, Origin};
 use crate::diagnostic::{Applicability, Edit, Fix};
 use crate::json::{JsonKind, JsonNode, Step};
@@ -503,6 +504,33 @@ impl Walker<'_, '_> {
     }
 }
 
+/// `-32002` → `-32602`, as safe as the crate's revisions make it: older revisions still say a
+/// missing resource is -32002, so where the crate serves them its legacy clients would get another
+/// code (a dual-era server chooses the code by the request's revision instead).
+fn resource_fix(cx: &Cx, digits: Range<usize>) -> Fix {
+    let era = &cx.crate_ctx.era;
+    let (applicability, title) = match era.era {
+        Era::Modern | Era::Unknown => (Applicability::Safe, "use -32602".to_owned()),
+        Era::Dual => (
+            Applicability::Unsafe,
+            format!(
+                "use -32602 (unsafe: this crate also serves revisions before 2026-07-28, {}, whose clients are \
+                 told -32002 for a missing resource; send -32602 to 2026-07-28 requests only)",
+                era.reason
+            ),
+        ),
+        Era::Legacy => (
+            Applicability::Unsafe,
+            format!(
+                "use -32602 (unsafe: this crate serves only revisions before 2026-07-28, {}, which say -32002 for \
+                 a missing resource)",
+                era.reason
+            ),
+        ),
+    };
+    Fix { title, applicability, edits: vec![Edit::replace(digits, "32602")] }
+}
+
 /// The range of the code's digits inside a literal (`32002` in `-32002i32`).
 fn digit_range(cx: &Cx, lit: Range<usize>, code: Code) -> Range<usize> {
     let at = cx.text(lit.clone()).find(code.digits()).unwrap_or(0);
@@ -546,6 +574,7 @@ fn report(cx: &mut Cx, code: Code, usage: Use, digits: Range<usize>, minus: Opti
             }
         }
         (Code::ResourceNotFound, Use::Send) => {
+            let fix = resource_fix(cx, digits);
             cx.report(
                 &META,
                 range,
@@ -554,11 +583,7 @@ fn report(cx: &mut Cx, code: Code, usage: Use, digits: Range<usize>, minus: Opti
                 "retired error code",
             )
             .help("send -32602; clients keep accepting -32002 from servers on older revisions")
-            .fix(Fix {
-                title: "use -32602".into(),
-                applicability: Applicability::Safe,
-                edits: vec![Edit::replace(digits, "32602")],
-            });
+            .fix(fix);
         }
         (_, _) => {
             debug_assert!(code.is_draft());
@@ -587,6 +612,7 @@ fn report(cx: &mut Cx, code: Code, usage: Use, digits: Range<usize>, minus: Opti
 #[cfg(test)]
 mod tests {
 
+    use crate::context::{CrateContext, Era, EraDecision};
     use crate::diagnostic::{Applicability, Diagnostic};
 
     fn findings(name: &str, text: &str) -> Vec<Diagnostic> {
@@ -597,8 +623,22 @@ mod tests {
         findings(name, text).iter().map(|d| text[d.range.clone()].to_owned()).collect()
     }
 
+    /// The findings in a crate of the given era (`findings` takes the era of the crate around
+    /// the test, this repository's).
+    fn findings_in(era: Era, name: &str, text: &str) -> Vec<Diagnostic> {
+        let file = crate::source::SourceFile::new(name.into(), name.into(), text.to_owned());
+        let krate = CrateContext { era: EraDecision { era, reason: "the era's reason".into() }, ..Default::default() };
+        let scan =
+            crate::prefilter::Prefilter::every_rule().scan(text.as_bytes(), crate::source::FileKind::of(name.as_ref()));
+        crate::engine::check_file(&file, &krate, &scan.active, scan.role)
+            .into_iter()
+            .filter(|d| d.rule == "legacy-error-code")
+            .collect()
+    }
+
+    /// `text` with the safe fixes applied, in a crate that targets 2026-07-28.
     fn fixed(name: &str, text: &str) -> String {
-        crate::rules::test_support::with_fixes(text, findings(name, text), false)
+        crate::rules::test_support::with_fixes(text, findings_in(Era::Modern, name, text), false)
     }
 
     #[test]
@@ -670,6 +710,23 @@ mod tests {
         assert!(after.contains("\"code\": -32602"), "{after}");
         assert!(after.contains("\"code\": -32022"), "{after}");
         assert!(after.contains("\"code\": -32042"), "{after}");
+    }
+
+    #[test]
+    fn a_missing_resource_code_is_safely_renumbered_only_for_a_crate_of_2026_07_28_alone() {
+        let text = "// the MCP server's error codes\npub const RESOURCE_NOT_FOUND: i32 = -32002;\n";
+        let fix_of = |era: Era| {
+            let fix = findings_in(era, "lib.rs", text).into_iter().find_map(|d| d.fix).expect("a fix");
+            (fix.applicability, fix.title)
+        };
+        for era in [Era::Modern, Era::Unknown] {
+            assert_eq!(fix_of(era), (Applicability::Safe, "use -32602".to_owned()), "{era:?}");
+        }
+        for (era, says) in [(Era::Dual, "also serves revisions before"), (Era::Legacy, "only revisions before")] {
+            let (applicability, title) = fix_of(era);
+            assert_eq!(applicability, Applicability::Unsafe, "{era:?}");
+            assert!(title.contains(says) && title.contains("the era's reason"), "{title}");
+        }
     }
 
     #[test]
