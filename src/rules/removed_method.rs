@@ -546,6 +546,19 @@ impl BodyWalk<'_, '_> {
         report_str(self.cx, r, range, defined, label);
     }
 
+    /// The literals of `x != "initialize"` comparisons that a condition requires (through `&&`).
+    fn exclusions(&self, cond: &Expr, out: &mut Vec<Range<usize>>) {
+        let Expr::Binary(b) = strip(cond) else { return };
+        match b.op {
+            syn::BinOp::And(_) => {
+                self.exclusions(&b.left, out);
+                self.exclusions(&b.right, out);
+            }
+            syn::BinOp::Ne(_) => out.extend(self.binary_comparison(b).map(|(_, range, _)| range)),
+            _ => {}
+        }
+    }
+
     /// `x == "initialize"` / `"ping" != x` where `x` is a method: the literal.
     fn comparison(&self, e: &Expr) -> Option<Resolved> {
         let Expr::Binary(b) = strip(e) else { return None };
@@ -613,6 +626,17 @@ impl<'ast> Visit<'ast> for BodyWalk<'_, '_> {
             && block_rejects(&e.then_branch)
         {
             self.cx.state::<FileFacts>().rejected.insert(range.start);
+        }
+        // `if method != "initialize" && method != "server/discover" { prepare() }`: the branch runs
+        // for every other method and the method is handled nowhere here, so there is nothing to
+        // report (kept as if rejected). An `else`, or a branch that leaves (`return None`), hands
+        // the method to the code after it, which is reported.
+        if e.else_branch.is_none() && !crate::rust::syntax::block_diverges(&e.then_branch) {
+            let mut excluded = Vec::new();
+            self.exclusions(&e.cond, &mut excluded);
+            for range in excluded {
+                self.cx.state::<FileFacts>().rejected.insert(range.start);
+            }
         }
         visit::visit_expr_if(self, e);
     }

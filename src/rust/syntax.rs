@@ -263,7 +263,8 @@ pub fn diverges(e: &Expr) -> bool {
     }
 }
 
-fn block_diverges(b: &syn::Block) -> bool {
+/// A block that never goes on (`diverges` of its last statement).
+pub fn block_diverges(b: &syn::Block) -> bool {
     match b.stmts.last() {
         Some(syn::Stmt::Expr(e, _)) => diverges(e),
         Some(syn::Stmt::Macro(m)) => {
