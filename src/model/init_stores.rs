@@ -101,9 +101,22 @@ impl<'m> InitHandlers<'m> {
     /// other request.
     pub fn only_for_initialize(&self, model: &CrateModel, id: FnId) -> bool {
         let is_override = |f: FnId| self.handlers.iter().any(|h| h.fn_ == f && h.kind == HandlerKind::Override);
+        // A dispatcher calling it from its `initialize` arm only; a test calling the handler
+        // (`handle_initialize` in its unit test) answers nothing.
+        let from_arms_only = |c: FnId| {
+            let calls = &model.func(c).calls;
+            model
+                .callees_of(c)
+                .iter()
+                .filter(|&&(_, to)| to == id)
+                .all(|&(i, _)| self.arms.iter().any(|(f, arm)| *f == c && super::within(&calls[i].range, arm)))
+        };
         is_override(id)
             || self.reached.contains(&id)
-                && model.callers_of(id).iter().all(|c| self.reached.contains(c) || is_override(*c))
+                && model
+                    .callers_of(id)
+                    .iter()
+                    .all(|&c| self.reached.contains(&c) || is_override(c) || model.func(c).test || from_arms_only(c))
                 && !self.arms.iter().any(|(f, _)| *f == id)
     }
 }
