@@ -49,14 +49,18 @@ pub fn stored_field(site: &FnSite) -> Option<String> {
 }
 
 /// The functions other than `refresh` that read `self.<field>`: the tools whose roots use decides
-/// the migration.
+/// the migration. Methods of another type (a test's client handler with a `roots` field of its
+/// own) read another field.
 pub fn readers(index: &Index, refresh: &FnSite, field: &str) -> Vec<usize> {
     let refresh_name = refresh.name();
+    let self_type = |f: &FnSite| f.imp.map(|imp| crate::model::extract::type_text(&imp.self_ty));
+    let owner = self_type(refresh);
     index
         .fns
         .iter()
         .enumerate()
         .filter(|(_, f)| !std::ptr::eq(*f, refresh) && !f.mentions(&refresh_name))
+        .filter(|(_, f)| owner.is_none() || self_type(f) == owner)
         .filter(|(_, f)| f.mentions(field) && uses_self_field(f.block, field))
         .map(|(i, _)| i)
         .collect()
