@@ -346,7 +346,10 @@ impl Extract<'_, '_> {
             peer_info,
         };
         let server = fact.role == Role::Server || (fact.role == Role::Unknown && self.out.role == Role::Server);
-        let senders = super::senders::BodySends::new(self.sends, server, &sig.generics);
+        let mut senders = super::senders::BodySends::new(self.sends, server, &sig.generics);
+        if senders.gate() {
+            senders.input_builders(crate::rust::requests::input_request_builders(self.cx, body));
+        }
         let mut body_walk = Body {
             cx: self.cx,
             fact,
@@ -1247,6 +1250,14 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
     }
 
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        // `drop(guard)` ends a local's life (releases a lock early): it reads nothing.
+        if let Expr::Path(f) = &*c.func
+            && f.path.segments.last().is_some_and(|s| s.ident == "drop")
+            && let [arg] = c.args.iter().collect::<Vec<_>>()[..]
+            && matches!(crate::rust::rejects::strip(arg), Expr::Path(p) if p.path.get_ident().is_some())
+        {
+            return;
+        }
         // Named only where sends are kept (most calls are not looked at by name).
         let name = match &*c.func {
             Expr::Path(p) if self.senders.gated() => p.path.segments.last().map(|s| s.ident.to_string()),
@@ -1297,7 +1308,8 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
                     self.fact.request_method_params |= origins.params;
                 }
             }
-            self.senders.json(self.cx, &m.tokens);
+            let range = self.cx.span_range(crate::rust::macro_body::delimiters_span(m));
+            self.senders.json(self.cx, &m.tokens, range);
             let exprs = state::json_exprs(self.cx, m);
             if !exprs.is_empty() {
                 let mut inner = self.detach();

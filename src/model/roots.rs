@@ -785,10 +785,11 @@ impl Sink for Uses<'_, '_, '_> {
                     return;
                 }
                 // Wrappers and the standard collections (`HashSet::from_iter(roots.iter())` only
-                // drops duplicates): the list is not handed to another component.
+                // drops duplicates), and `drop` (a lock guard released early): the list is not
+                // handed to another component.
                 let wraps = [
                     "Some", "Ok", "Err", "Box", "Arc", "Rc", "PathBuf", "Path", "String", "Vec", "VecDeque", "HashSet",
-                    "BTreeSet", "HashMap", "BTreeMap",
+                    "BTreeSet", "HashMap", "BTreeMap", "drop",
                 ];
                 if !p.path.segments.iter().any(|s| wraps.iter().any(|w| s.ident == w)) {
                     let callee = || p.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");

@@ -85,6 +85,21 @@ pub struct TraitConstUse {
     pub call: Option<(usize, usize)>,
 }
 
+/// What `BodySends::enter_call` counted, for `leave_call`.
+#[derive(Clone, Copy)]
+pub struct CallMark {
+    receives: bool,
+    defers: bool,
+}
+
+/// A call that stores a function to run later: `set_request_callback`, `add_handler`,
+/// `register_listener`, `on_message`.
+fn installs_callback(name: &str) -> bool {
+    name.starts_with("on_")
+        || (["set_", "add_", "register", "install", "with_"].iter().any(|p| name.starts_with(p))
+            && ["callback", "handler", "listener", "hook"].iter().any(|w| name.contains(w)))
+}
+
 /// The walk's state for one function body.
 #[derive(Default)]
 pub struct BodySends {
@@ -100,6 +115,11 @@ pub struct BodySends {
     /// How many calls that hand a server's message to the process's own handler enclose the
     /// expression walked (`quoted::receives`): a request built there is received, not sent.
     receiving: u32,
+    /// How many calls that install a callback enclose the expression walked (`enter_call`).
+    deferred: u32,
+    /// What the body builds for its result's `inputRequests` through a local
+    /// (`requests::input_request_builders`): MRTR input requests, asked for, not sent.
+    input_builders: Vec<std::ops::Range<usize>>,
 }
 
 impl BodySends {
@@ -188,7 +208,10 @@ impl BodySends {
     /// arguments, whatever the side of the code (a handler's `handle_request(ServerRequest::…)`
     /// receives one).
     pub fn sending_call(&mut self, cx: &Cx, name: &str, args: &[&Expr]) {
-        if !self.gate || !(is_send_verb(name) || name.starts_with("dispatch") || name.starts_with("send")) {
+        if !self.gate
+            || self.deferred > 0
+            || !(is_send_verb(name) || name.starts_with("dispatch") || name.starts_with("send"))
+        {
             return;
         }
         for (_, value, range) in super::requests::method_args(cx, args) {
@@ -206,6 +229,7 @@ impl BodySends {
     pub fn request_value(&mut self, path: &[String], range: Range<usize>) {
         if self.gate
             && self.server
+            && self.deferred == 0
             && let Some(method) = server_request_variant(path)
         {
             self.facts.methods.push((method.to_owned(), range));
@@ -216,19 +240,26 @@ impl BodySends {
     /// Around a call of `name`: whether it hands what it is given to the process's own handler
     /// (`client.handle_server_request(req)`); `leave_call` with the answer after its arguments.
     /// Asked only where sends are kept (`gate`).
-    pub fn enter_call(&mut self, name: Option<&str>) -> bool {
+    /// Also whether it installs what it is given as a callback (`set_request_callback(Arc::new(
+    /// move |req| ..))`): a request built there is sent when the callback runs, in answer to
+    /// something else, not by this function (the sending code is reported where it is written).
+    pub fn enter_call(&mut self, name: Option<&str>) -> CallMark {
         let receives = self.gate && name.is_some_and(crate::rust::quoted::receives);
+        let defers = self.gate && name.is_some_and(installs_callback);
         self.receiving += u32::from(receives);
-        receives
+        self.deferred += u32::from(defers);
+        CallMark { receives, defers }
     }
 
-    pub fn leave_call(&mut self, receives: bool) {
-        self.receiving -= u32::from(receives);
+    pub fn leave_call(&mut self, mark: CallMark) {
+        self.receiving -= u32::from(mark.receives);
+        self.deferred -= u32::from(mark.defers);
     }
 
     pub fn request_method(&mut self, cx: &Cx, method: &Expr) {
         if self.gate
             && self.receiving == 0
+            && self.deferred == 0
             && let Some((value, range)) = crate::rust::syntax::str_value(cx, method)
             && super::handlers::is_mcp_method(&value)
         {
@@ -240,8 +271,23 @@ impl BodySends {
     }
 
     /// The string literals a `json!` body makes the `"method"` of an object with an `"id"`.
-    pub fn json(&mut self, cx: &Cx, tokens: &proc_macro2::TokenStream) {
-        if !self.gate || self.receiving > 0 {
+    /// Whether the body was walked for sends (its file has `SEND_WORDS`).
+    pub fn gate(&self) -> bool {
+        self.gate
+    }
+
+    /// The ranges of what the body builds for its result's `inputRequests`.
+    pub fn input_builders(&mut self, ranges: Vec<std::ops::Range<usize>>) {
+        self.input_builders = ranges;
+    }
+
+    /// The request objects of a `json!` body at `range` (its delimiters).
+    pub fn json(&mut self, cx: &Cx, tokens: &proc_macro2::TokenStream, range: std::ops::Range<usize>) {
+        if !self.gate
+            || self.receiving > 0
+            || self.deferred > 0
+            || self.input_builders.iter().any(|b| super::within(&range, b))
+        {
             return;
         }
         for (value, span) in super::requests::json_request_method_literals(tokens) {

@@ -40,8 +40,8 @@ use crate::json::{JsonKind, JsonNode, Step};
 use crate::model::CrateModel;
 use crate::rules::{FnRef, Rule, RuleMeta};
 use crate::rust::requests::{
-    StrConst, collect_local_fns, collect_str_consts, is_send_verb, peer_like_receiver, raw_spells, record_peer_params,
-    request_value, resolve_str,
+    StrConst, collect_local_fns, collect_str_consts, input_request_builders, is_send_verb, peer_like_receiver,
+    raw_spells, record_peer_params, request_value, resolve_str,
 };
 use crate::rust::syntax::{is_self, method_call_range, path_ends_with, rpc_type_path, tokens_mention_any};
 
@@ -109,6 +109,9 @@ const TRANSCRIPT_RESPONSE_HELP: &str = "since MCP 2026-07-28 the client sends no
 struct FileFacts {
     consts: Vec<StrConst>,
     local_fns: Vec<String>,
+    /// What functions build for their results' `inputRequests` through a local
+    /// (`requests::input_request_builders`).
+    input_builders: Vec<Range<usize>>,
 }
 
 impl Rule for ServerInitiatedRequest {
@@ -125,6 +128,8 @@ impl Rule for ServerInitiatedRequest {
 
     fn rust_fn(&self, cx: &mut Cx, f: &FnRef) {
         record_peer_params(cx, f);
+        let builders = input_request_builders(cx, f.body);
+        cx.state::<FileFacts>().input_builders.extend(builders);
     }
 
     fn method_call(&self, cx: &mut Cx, call: &syn::ExprMethodCall, name: &str) {
@@ -203,8 +208,16 @@ impl Rule for ServerInitiatedRequest {
         }
         let Some(method) = node.member("method") else { return };
         let Some(id) = node.member("id") else { return };
-        // MRTR input requests are legal (an `id` inside one is `input-required-misuse`'s).
-        if path.contains(&Step::Key("inputRequests")) {
+        // MRTR input requests are legal (an `id` inside one is `input-required-misuse`'s), also
+        // built in a local that the result's `inputRequests` takes.
+        if path.contains(&Step::Key("inputRequests"))
+            || (cx.origin == Origin::Rust
+                && cx
+                    .state::<FileFacts>()
+                    .input_builders
+                    .iter()
+                    .any(|b| b.start <= node.range.start && node.range.end <= b.end))
+        {
             return;
         }
         let found = match &method.value.kind {

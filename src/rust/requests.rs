@@ -294,3 +294,97 @@ pub fn record_peer_params(cx: &mut Cx, f: &FnRef) {
         state.0.push((body, names));
     }
 }
+
+/// The expressions of a function body that build what its `json!` result puts under
+/// `"inputRequests"` through a local (`let asks = pending.iter().map(|p| json!({..})).collect();`
+/// … `json!({"resultType": "input_required", "inputRequests": asks})`): the local's initializer,
+/// what is assigned to it, and the arguments of `asks.push(..)` / `asks.insert(..)`. An MRTR input
+/// request built there is asked for in a result, not sent. Empty unless the body's text has
+/// `"inputRequests"`.
+pub fn input_request_builders(cx: &Cx, body: &syn::Block) -> Vec<Range<usize>> {
+    use syn::visit::{self, Visit};
+    if !crate::rust::syntax::block_text(cx, body).is_some_and(|t| t.contains("\"inputRequests\"")) {
+        return Vec::new();
+    }
+    /// The names in each `"inputRequests": <value>` of a `json!` body.
+    struct Targets(Vec<String>);
+    impl<'ast> Visit<'ast> for Targets {
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            if m.path.segments.last().is_some_and(|s| s.ident == "json") {
+                input_request_names(&m.tokens, &mut self.0);
+            }
+        }
+    }
+    let mut targets = Targets(Vec::new());
+    targets.visit_block(body);
+    if targets.0.is_empty() {
+        return Vec::new();
+    }
+    struct Builders<'c, 'a> {
+        cx: &'c Cx<'a>,
+        targets: Vec<String>,
+        found: Vec<Range<usize>>,
+    }
+    impl Builders<'_, '_> {
+        fn is_target(&self, e: &Expr) -> bool {
+            matches!(crate::rust::rejects::strip(e), Expr::Path(p)
+                if p.path.get_ident().is_some_and(|i| self.targets.iter().any(|t| i == t)))
+        }
+    }
+    impl<'ast> Visit<'ast> for Builders<'_, '_> {
+        fn visit_local(&mut self, l: &'ast syn::Local) {
+            let pat = match &l.pat {
+                syn::Pat::Type(t) => &*t.pat,
+                p => p,
+            };
+            if let (syn::Pat::Ident(p), Some(init)) = (pat, &l.init)
+                && self.targets.iter().any(|t| p.ident == t)
+            {
+                self.found.push(self.cx.node_range(&*init.expr));
+            }
+            visit::visit_local(self, l);
+        }
+        fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+            if self.is_target(&a.left) {
+                self.found.push(self.cx.node_range(&*a.right));
+            }
+            visit::visit_expr_assign(self, a);
+        }
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            if ["push", "insert", "extend"].iter().any(|n| m.method == n) && self.is_target(&m.receiver) {
+                self.found.extend(m.args.iter().map(|a| self.cx.node_range(a)));
+            }
+            visit::visit_expr_method_call(self, m);
+        }
+    }
+    let mut builders = Builders { cx, targets: targets.0, found: Vec::new() };
+    builders.visit_block(body);
+    builders.found
+}
+
+/// The identifiers of the value of each `"inputRequests"` key in a `json!` body's tokens.
+fn input_request_names(tokens: &proc_macro2::TokenStream, out: &mut Vec<String>) {
+    use proc_macro2::TokenTree;
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    let mut i = 0;
+    while i < trees.len() {
+        match &trees[i] {
+            TokenTree::Literal(l) if l.to_string() == "\"inputRequests\"" => {
+                // The value: up to the next top-level comma, after the colon.
+                let value = trees[i + 1..]
+                    .iter()
+                    .skip(1)
+                    .take_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == ','));
+                for t in value {
+                    if let TokenTree::Ident(name) = t {
+                        out.push(name.to_string());
+                    }
+                    i += 1;
+                }
+            }
+            TokenTree::Group(g) => input_request_names(&g.stream(), out),
+            _ => {}
+        }
+        i += 1;
+    }
+}
