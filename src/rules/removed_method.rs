@@ -384,12 +384,14 @@ fn handler_overrides(cx: &mut CrateCx, model: &CrateModel) {
         }
         let trait_name = model.impl_of(h.fn_).and_then(|i| i.trait_.as_deref()).unwrap_or_default();
         let (name, method) = (&f.name, &h.method);
-        let kind = if method.starts_with("notifications/") { "notification" } else { "method" };
+        // A notification gets no answer: its handler handles it.
+        let (kind, verb) =
+            if method.starts_with("notifications/") { ("notification", "handles") } else { ("method", "answers") };
         cx.report(
             &META,
             file,
             f.name_range.clone(),
-            format!("`{trait_name}::{name}` answers `{method}`; the `{method}` {kind} was removed in MCP 2026-07-28"),
+            format!("`{trait_name}::{name}` {verb} `{method}`; the `{method}` {kind} was removed in MCP 2026-07-28"),
             "never called by 2026-07-28 peers",
         )
         .help(r.help);
@@ -447,13 +449,17 @@ fn delegated_handlers(cx: &mut CrateCx, model: &CrateModel) {
             Some(ty) => format!(" of `{ty}`"),
             None => String::new(),
         };
-        let kind = if method.starts_with("notifications/") { "notification" } else { "method" };
+        let (kind, verb, what) = if method.starts_with("notifications/") {
+            ("notification", "handles", "notification")
+        } else {
+            ("method", "answers", "request")
+        };
         cx.report(
             &META,
             d.file,
             d.range.clone(),
             format!(
-                "`{t}::{m}`{whose} answers `{method}` for `{handler_trait}::{}` ({at}), which hands the request on; \
+                "`{t}::{m}`{whose} {verb} `{method}` for `{handler_trait}::{}` ({at}), which hands the {what} on; \
                  the `{method}` {kind} was removed in MCP 2026-07-28",
                 h.name
             ),
