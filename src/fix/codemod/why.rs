@@ -62,11 +62,20 @@ pub fn unseen_parsed(
             "`{shown}` is a `roots/list` message in a data file; the roots codemod rewrites Rust code only"
         );
     }
-    let others: Vec<String> =
-        crate_ctx.sdks.iter().filter(|d| d.sdk != Sdk::Rmcp).map(|d| format!("`{}`", d.crate_name)).collect();
-    if !crate_ctx.uses(Sdk::Rmcp) && !others.is_empty() {
+    let named = |keep: &dyn Fn(Sdk) -> bool| -> Vec<String> {
+        crate_ctx.sdks.iter().filter(|d| keep(d.sdk)).map(|d| format!("`{}`", d.crate_name)).collect()
+    };
+    let (sdks, others) = (named(&|s| s != Sdk::Rmcp && s != Sdk::Other), named(&|s| s == Sdk::Other));
+    if !crate_ctx.uses(Sdk::Rmcp) && !sdks.is_empty() {
         return format!(
             "the crate uses {}, which the roots codemod does not rewrite (it rewrites rmcp servers only)",
+            sdks.join(", ")
+        );
+    }
+    // Crates merely named after MCP (often the workspace's own) are no SDK the codemod knows.
+    if !crate_ctx.uses(Sdk::Rmcp) && !others.is_empty() {
+        return format!(
+            "the crate does not use rmcp (it builds on {}); the roots codemod rewrites rmcp servers only",
             others.join(", ")
         );
     }
