@@ -66,6 +66,9 @@ pub struct CrateContext {
     pub manifest: Option<PathBuf>,
     pub name: Option<String>,
     pub sdks: Vec<SdkDependency>,
+    /// Every dependency's crate name (normal, dev, build and the workspace's), for fixes that
+    /// would add one.
+    pub dependencies: Vec<String>,
     /// Which protocol revisions the crate targets, decided once for the whole crate.
     pub era: EraDecision,
 }
@@ -73,6 +76,11 @@ pub struct CrateContext {
 impl CrateContext {
     pub fn uses(&self, sdk: Sdk) -> bool {
         self.sdks.iter().any(|d| d.sdk == sdk)
+    }
+
+    /// Whether the manifest names the crate `name` among its dependencies.
+    pub fn depends_on(&self, name: &str) -> bool {
+        self.dependencies.iter().any(|d| d == name)
     }
 
     /// The context of a file with no `Cargo.toml` above it.
@@ -123,6 +131,9 @@ impl CrateContext {
         for (key, value) in deps {
             // `foo = { package = "rmcp", … }` renames a dependency.
             let name = value.get("package").and_then(|p| p.as_str()).unwrap_or(key);
+            if !cx.dependencies.iter().any(|d| d == name) {
+                cx.dependencies.push(name.to_owned());
+            }
             let Some(sdk) = Sdk::from_crate_name(name) else { continue };
             if cx.sdks.iter().any(|d| d.crate_name == name) {
                 continue;

@@ -71,7 +71,7 @@ static META: RuleMeta = RuleMeta {
     mcp_triggers: &[],
     crate_triggers: CRATE_WORDS,
     help: Some(
-        "parse the URI and convert it with a URL library: `url::Url::parse(&root.uri)?.to_file_path()` decodes \
+        "parse the URI and convert it with a URL library: `url::Url::parse(&root.uri)` then `.to_file_path()` decodes \
          `%20` and follows the platform's rules (`file:///C:/x`, `file://host/share`); better, since roots are \
          deprecated in MCP 2026-07-28, take the directory as an explicit tool parameter",
     ),
@@ -113,10 +113,10 @@ impl Rule for RootUriToPath {
             );
             let file = model.file_of(c.fn_);
             let label = format!("cuts the scheme off a root's URI (from `{caller}`)");
+            let (title, suggestion) = url_fix(cx.files[file].crate_ctx, recv);
             let d = cx.report(&META, file, c.cut.range.clone(), message, label);
-            let suggestion = format!("url::Url::parse(&{recv})?.to_file_path()");
             d.fix(Fix {
-                title: format!("convert the URI with the `url` crate: `{suggestion}` (add `url` to the dependencies)"),
+                title,
                 applicability: Applicability::DisplayOnly,
                 edits: vec![Edit::replace(c.cut.fix.clone(), suggestion)],
             });
@@ -224,7 +224,7 @@ impl UriCut<'_, '_, '_> {
         let recv = compact(self.cx.text(self.cx.node_range(receiver)));
         let recv = recv.trim_start_matches('&').to_owned();
         let what = if rooted { "a root's `file://` URI" } else { "a `file://` URI" };
-        let suggestion = format!("url::Url::parse(&{recv})?.to_file_path()");
+        let (title, suggestion) = url_fix(self.cx.crate_ctx, &recv);
         let d = self.cx.report(
             &META,
             range,
@@ -235,7 +235,7 @@ impl UriCut<'_, '_, '_> {
             if rooted { "cuts the scheme off a root's URI" } else { "cuts the scheme off a URI" },
         );
         d.fix(Fix {
-            title: format!("convert the URI with the `url` crate: `{suggestion}` (add `url` to the dependencies)"),
+            title,
             applicability: Applicability::DisplayOnly,
             edits: vec![Edit::replace(fix_range, suggestion)],
         });
@@ -365,6 +365,15 @@ fn scheme_tested(body: &syn::Block) -> HashSet<String> {
     })
 }
 
+/// The display-only fix's title and text: the `url` crate's conversion, as an `Option<PathBuf>`
+/// (it fits where the cut gave an `Option`, with no `?` that the surrounding closure or function
+/// might not allow), and the dependency to add where the manifest lacks it.
+fn url_fix(crate_ctx: &crate::context::CrateContext, recv: &str) -> (String, String) {
+    let suggestion = format!("url::Url::parse(&{recv}).ok().and_then(|u| u.to_file_path().ok())");
+    let add = if crate_ctx.depends_on("url") { "" } else { " (add `url` to the dependencies)" };
+    (format!("convert the URI with the `url` crate: `{suggestion}`{add}"), suggestion)
+}
+
 #[cfg(test)]
 mod tests {
     use crate::diagnostic::Applicability;
@@ -488,7 +497,14 @@ mod tests {
         let d = found.iter().find(|d| d.rule == "root-uri-to-path").expect("a finding");
         let fix = d.fix.as_ref().unwrap();
         assert_eq!(fix.applicability, Applicability::DisplayOnly);
-        assert_eq!(fix.edits[0].replacement, "url::Url::parse(&root.uri)?.to_file_path()");
+        assert_eq!(fix.edits[0].replacement, "url::Url::parse(&root.uri).ok().and_then(|u| u.to_file_path().ok())");
         assert_eq!(&text[fix.edits[0].byte_range.clone()], "root.uri.strip_prefix(\"file://\")");
+        assert!(fix.title.ends_with("(add `url` to the dependencies)"), "{}", fix.title);
+        // A crate that has `url` already is not told to add it.
+        std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"s\"\n[dependencies]\nurl = \"2\"\n")
+            .unwrap();
+        let found = crate::engine::check_text(&dir.path().join("lib.rs"), text.to_owned());
+        let d = found.iter().find(|d| d.rule == "root-uri-to-path").expect("a finding");
+        assert!(!d.fix.as_ref().unwrap().title.contains("add `url`"), "{:?}", d.fix);
     }
 }
