@@ -192,6 +192,24 @@ impl<'ast> Visit<'ast> for RuleVisitor<'_, '_> {
         }
     }
 
+    fn visit_arm(&mut self, arm: &'ast syn::Arm) {
+        // `"roots/list" | "notifications/roots/list_changed" => "roots"` (a logger's category) or
+        // `=> {}`: an arm that only labels or ignores what it matched handles nothing, so its
+        // pattern names the strings (`Cx::quoted`).
+        if crate::rust::rejects::is_label(&arm.body) {
+            arm.attrs.iter().for_each(|a| self.visit_attribute(a));
+            self.cx.quoting += 1;
+            self.visit_pat(&arm.pat);
+            self.cx.quoting -= 1;
+            if let Some((_, guard)) = &arm.guard {
+                self.visit_expr(guard);
+            }
+            self.visit_expr(&arm.body);
+            return;
+        }
+        visit::visit_arm(self, arm);
+    }
+
     fn visit_expr_array(&mut self, e: &'ast syn::ExprArray) {
         let list = quoted::is_removal_array(e);
         self.cx.quoting += u32::from(list);
