@@ -137,6 +137,21 @@ pub const QUIET_MACROS: &[&str] = &[
     "debug_assert_ne",
 ];
 
+/// The ranges of the logging and assertion macro calls (`QUIET_MACROS`) in a body.
+pub fn quiet_macro_ranges(cx: &crate::cx::Cx, body: &syn::Block) -> Vec<std::ops::Range<usize>> {
+    struct Quiet<'c, 'a>(&'c crate::cx::Cx<'a>, Vec<std::ops::Range<usize>>);
+    impl<'ast> syn::visit::Visit<'ast> for Quiet<'_, '_> {
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            if m.path.segments.last().is_some_and(|s| QUIET_MACROS.iter().any(|q| s.ident == q)) {
+                self.1.push(self.0.node_range(m));
+            }
+        }
+    }
+    let mut quiet = Quiet(cx, Vec::new());
+    syn::visit::Visit::visit_block(&mut quiet, body);
+    quiet.1
+}
+
 /// Types of what a client declared in `initialize`: an entry of a per-session typed map keyed by
 /// one of them (`session.insert(info.clone())`, `session.get::<Implementation>()`) holds client data.
 pub const CLIENT_TYPES: &[&str] = &[
