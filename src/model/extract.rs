@@ -1282,7 +1282,9 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
     fn visit_expr_struct(&mut self, lit: &'ast syn::ExprStruct) {
         // `JsonRpcRequest { id, method: method.to_string(), .. }`: a request whose method is the value.
         let field = |name: &str| lit.fields.iter().find(|f| matches!(&f.member, Member::Named(i) if i == name));
-        if let (Some(method), Some(_)) = (field("method"), field("id")) {
+        if let (Some(method), Some(_)) = (field("method"), field("id"))
+            && !crate::rust::requests::is_message_record(lit)
+        {
             self.fact.request_method_params |= self.origins(&method.expr).params;
             self.senders.request_method(self.cx, &method.expr);
         }

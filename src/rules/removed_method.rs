@@ -224,6 +224,10 @@ impl Rule for RemovedMethod {
         // A hand-rolled message: `Request { method: "initialize".into(), .. }`.
         let field = |name: &str| lit.fields.iter().find(|f| matches!(&f.member, Member::Named(i) if i == name));
         let Some(method) = field("method") else { return };
+        // A log entry about a message (`SessionMessage { method, level, timestamp, .. }`).
+        if crate::rust::requests::is_message_record(lit) {
+            return;
+        }
         let consts = cx.state_ref::<FileFacts>().map(|s| s.consts.clone()).unwrap_or_default();
         let Some((value, range, defined)) = resolve_str(cx, &method.expr, &consts) else { return };
         let Some(r) = removed(&value) else { return };

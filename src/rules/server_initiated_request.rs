@@ -193,6 +193,9 @@ impl Rule for ServerInitiatedRequest {
         }
         let field = |name: &str| lit.fields.iter().find(|f| matches!(&f.member, Member::Named(i) if i == name));
         let (Some(method), Some(id)) = (field("method"), field("id")) else { return };
+        if crate::rust::requests::is_message_record(lit) {
+            return;
+        }
         let consts = file_consts(cx);
         if let Some(found) = method_value(cx, &method.expr, &consts)
             && wire_request_of_this_side(cx, &found)

@@ -194,6 +194,9 @@ impl Rule for ServerRootsRequest {
         }
         let field = |name: &str| lit.fields.iter().find(|f| matches!(&f.member, Member::Named(i) if i == name));
         let (Some(method), Some(id)) = (field("method"), field("id")) else { return };
+        if crate::rust::requests::is_message_record(lit) {
+            return;
+        }
         if let Some((range, defined)) = method_value(cx, &method.expr) {
             let id_range = cx.node_range(id);
             report_request_object(cx, range, id_range, defined);

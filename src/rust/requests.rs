@@ -388,3 +388,14 @@ fn input_request_names(tokens: &proc_macro2::TokenStream, out: &mut Vec<String>)
         i += 1;
     }
 }
+
+/// Fields that make a struct literal with a `method` (and an `id`) a record of a message rather
+/// than the message: a log or trace entry (`SessionMessage { id, method, level, timestamp, .. }`).
+const RECORD_FIELDS: &[&str] =
+    &["level", "timestamp", "time", "ts", "direction", "duration", "duration_ms", "elapsed", "latency", "type"];
+
+/// Whether a struct literal is a record about a message (a log entry, a trace event), not one.
+pub fn is_message_record(lit: &syn::ExprStruct) -> bool {
+    use syn::ext::IdentExt;
+    lit.fields.iter().any(|f| matches!(&f.member, Member::Named(i) if RECORD_FIELDS.iter().any(|r| i.unraw() == r)))
+}
