@@ -47,6 +47,8 @@ pub struct Cx<'a> {
     pub file_role: Role,
     /// The role of the innermost impl or fn being visited, when it tells one.
     pub scope_role: Role,
+    /// The last name of the self type of the impl being visited (what `Self` names there).
+    pub impl_self: Option<String>,
     pub origin: Origin,
     /// Bytes before the text the parser saw (a BOM): added to every span's range.
     pub base: usize,
@@ -75,6 +77,7 @@ impl<'a> Cx<'a> {
             crate_ctx,
             file_role: Role::Unknown,
             scope_role: Role::Unknown,
+            impl_self: None,
             origin,
             base: 0,
             file_sdks: Vec::new(),

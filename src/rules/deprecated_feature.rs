@@ -257,7 +257,11 @@ impl Rule for DeprecatedFeature {
     }
 
     fn struct_lit(&self, cx: &mut Cx, lit: &syn::ExprStruct) {
-        let ty = last_ident(&lit.path).unwrap_or_default();
+        let mut ty = last_ident(&lit.path).unwrap_or_default();
+        // `impl ServerCapabilities { fn defaults() -> Self { Self { logging: .., .. } } }`.
+        if ty == "Self" {
+            ty = cx.impl_self.clone().unwrap_or_default();
+        }
         let capability_struct = matches!(ty.as_str(), "ClientCapabilities" | "ServerCapabilities");
         for field in &lit.fields {
             let syn::Member::Named(ident) = &field.member else { continue };

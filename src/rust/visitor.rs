@@ -130,18 +130,26 @@ impl<'ast> Visit<'ast> for RuleVisitor<'_, '_> {
         };
         self.cx.scope_role = role;
         self.impl_trait = trait_name;
+        let self_type = match &*i.self_ty {
+            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        };
+        let saved_self = std::mem::replace(&mut self.cx.impl_self, self_type);
         visit::visit_item_impl(self, i);
         self.cx.scope_role = saved_role;
         self.impl_trait = saved_trait;
+        self.cx.impl_self = saved_self;
     }
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
         // A free fn is not inside the impl that may enclose it lexically (it cannot be).
         let saved_trait = self.impl_trait.take();
+        let saved_self = self.cx.impl_self.take();
         let saved = self.enter_fn(&f.attrs, &f.sig, &f.block);
         visit::visit_item_fn(self, f);
         self.cx.scope_role = saved;
         self.impl_trait = saved_trait;
+        self.cx.impl_self = saved_self;
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
