@@ -109,6 +109,15 @@ pub fn has_mcp_prefix(value: &str) -> bool {
     PREFIXES.iter().any(|p| value.starts_with(p))
 }
 
+/// A method of another JSON-RPC protocol that also opens with `initialize`: the Agent Client
+/// Protocol's (`session/prompt`, `fs/read_text_file`) or the Language Server Protocol's
+/// (`textDocument/didOpen`, `$/cancelRequest`). A dispatcher with such arms and no MCP one serves
+/// that protocol.
+pub fn is_other_protocol_method(value: &str) -> bool {
+    const PREFIXES: &[&str] = &["session/", "fs/", "terminal/", "textDocument/", "workspace/", "window/", "$/"];
+    PREFIXES.iter().any(|p| value.starts_with(p))
+}
+
 /// The MCP method a request enum's variant stands for, by the server handler method of the same
 /// name (`Initialize`, `InitializeRequest` → `initialize`; `ListTools` → `tools/list`).
 pub fn variant_method(variant: &str) -> Option<&'static str> {

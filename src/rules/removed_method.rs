@@ -604,8 +604,14 @@ impl<'ast> Visit<'ast> for BodyWalk<'_, '_> {
                 (arm, strs)
             })
             .collect();
-        // A match on MCP methods: the scrutinee says so, or another arm is a `tools/…`-like method.
-        let on_methods = scrutinee || arms.iter().flat_map(|(_, s)| s).any(|(v, _, _)| has_mcp_prefix(v));
+        // A match on MCP methods: the scrutinee says so, or another arm is a `tools/…`-like method;
+        // not one whose arms are mostly another protocol's (an ACP agent's or a language server's
+        // `initialize` beside `session/prompt`, `session/load`, `notifications/cancel`).
+        let values = || arms.iter().flat_map(|(_, s)| s).map(|(v, _, _)| v.as_str());
+        let mcp_arms = values().filter(|v| has_mcp_prefix(v)).count();
+        let other_protocol =
+            values().filter(|v| crate::model::handlers::is_other_protocol_method(v)).count() > mcp_arms;
+        let on_methods = (scrutinee || mcp_arms > 0) && !other_protocol;
         // `ClientRequest::InitializeRequest(_) => Err(..)`: the SDK variant is rejected too; and an
         // arm that only names the message (`ServerRequest::PingRequest(_) => "ping"`, a proxy's or
         // logger's label) handles nothing.
