@@ -274,9 +274,14 @@ impl Rule for DeprecatedFeature {
                 continue;
             }
             let Some(feature) = Feature::from_key(&key) else { continue };
-            if field.colon_token.is_none() || is_none(&field.expr) || is_type_name(&field.expr) {
+            if field.colon_token.is_none()
+                || is_none(&field.expr)
+                || is_default(&field.expr)
+                || is_type_name(&field.expr)
+            {
                 // Shorthand `roots` (a variable, may be `None`) and `roots: None` declare nothing
-                // known; `logging: JsonObject` is a field list in a macro, not a value.
+                // known, nor does `roots: Default::default()` (an SDK's `impl Default`, `None` for
+                // its `Option` fields); `logging: JsonObject` is a field list in a macro, not a value.
                 continue;
             }
             let range = cx.node_range(ident);
@@ -479,6 +484,12 @@ fn is_type_name(expr: &Expr) -> bool {
 
 fn is_none(expr: &Expr) -> bool {
     matches!(strip(expr), Expr::Path(p) if p.path.is_ident("None"))
+}
+
+/// `Default::default()` or `T::default()`.
+fn is_default(expr: &Expr) -> bool {
+    matches!(strip(expr), Expr::Call(c) if c.args.is_empty()
+        && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "default")))
 }
 
 fn is_self(expr: &Expr) -> bool {
