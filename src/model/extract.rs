@@ -515,8 +515,6 @@ pub fn pat_idents(pat: &syn::Pat) -> Vec<String> {
 /// guards test its initializer too.
 #[derive(Default)]
 struct CheckedCopies {
-    /// `let name = value;` (a plain name): the name and the value's range.
-    lets: Vec<(String, Range<usize>)>,
     /// A guard's tested value rooted at a local: the local, the condition and the rejecting code.
     tested: Vec<(String, Range<usize>, Range<usize>)>,
 }
@@ -532,8 +530,7 @@ impl CheckedCopies {
         names.dedup();
         for name in names {
             // Bound once: a second `let` (a shadow) could hold anything.
-            let mut inits = self.lets.iter().filter(|(n, _)| n == name);
-            let (Some((_, init)), None) = (inits.next(), inits.next()) else { continue };
+            let [init] = &let_inits(cx, body, name)[..] else { continue };
             let checks: Vec<_> = self.tested.iter().filter(|(n, ..)| n == name).collect();
             let allowed = |use_: &Range<usize>| {
                 checks.iter().any(|(_, cond, rejecting)| within(use_, cond) || within(use_, rejecting))
@@ -545,6 +542,31 @@ impl CheckedCopies {
             }
         }
     }
+}
+
+/// The values of the `let name = value;` statements (a plain name) of `body`, outside its items
+/// (found after the walk, and only for the locals a guard tests: most bodies have none).
+fn let_inits(cx: &Cx, body: &syn::Block, name: &str) -> Vec<Range<usize>> {
+    struct Lets<'n, 'c, 'a> {
+        cx: &'c Cx<'a>,
+        name: &'n str,
+        found: Vec<Range<usize>>,
+    }
+    impl<'ast> Visit<'ast> for Lets<'_, '_, '_> {
+        fn visit_local(&mut self, l: &'ast syn::Local) {
+            if let (syn::Pat::Ident(p), Some(init)) = (&l.pat, &l.init)
+                && p.subpat.is_none()
+                && p.ident == self.name
+            {
+                self.found.push(self.cx.node_range(&*init.expr));
+            }
+            visit::visit_local(self, l);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut lets = Lets { cx, name, found: Vec::new() };
+    lets.visit_block(body);
+    lets.found
 }
 
 /// Every place `name` is used as a value in `body`: path expressions, and the tokens of macro
@@ -1082,12 +1104,6 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
             }
             self.origins(&init.expr)
         });
-        if self.gates
-            && let (syn::Pat::Ident(p), Some(init)) = (&l.pat, &l.init)
-            && p.subpat.is_none()
-        {
-            self.copies.lets.push((p.ident.to_string(), self.cx.node_range(&*init.expr)));
-        }
         // Typed from the value before the binding shadows what it reads (`let info = info.clone()`).
         let ty = l.init.as_ref().and_then(|init| self.type_text_of(&init.expr));
         self.bind(&l.pat, origins);
