@@ -248,6 +248,33 @@ pub mod era {
         pub reason: String,
     }
 
+    impl EraDecision {
+        /// A fix that changes what older revisions' peers see, as safe as the crate's revisions
+        /// make it: safe where it targets 2026-07-28 alone (or nothing tells); unsafe where it
+        /// still serves older revisions, its title saying what their peers then see (`dual`,
+        /// `legacy`: "whose clients are told -32002 …").
+        pub fn fix_applicability(
+            &self,
+            title: &str,
+            dual: &str,
+            legacy: &str,
+        ) -> (crate::diagnostic::Applicability, String) {
+            use crate::diagnostic::Applicability::{Safe, Unsafe};
+            let reason = &self.reason;
+            match self.era {
+                Era::Modern | Era::Unknown => (Safe, title.to_owned()),
+                Era::Dual => (
+                    Unsafe,
+                    format!("{title} (unsafe: this crate also serves revisions before 2026-07-28, {reason}, {dual})"),
+                ),
+                Era::Legacy => (
+                    Unsafe,
+                    format!("{title} (unsafe: this crate serves only revisions before 2026-07-28, {reason}, {legacy})"),
+                ),
+            }
+        }
+    }
+
     /// Where a crate's sources say which revisions they speak.
     #[derive(Debug, Default, Clone)]
     pub struct Signals {

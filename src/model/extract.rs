@@ -347,7 +347,7 @@ impl Extract<'_, '_> {
         };
         let server = fact.role == Role::Server || (fact.role == Role::Unknown && self.out.role == Role::Server);
         let mut senders = super::senders::BodySends::new(self.sends, server, &sig.generics);
-        if senders.gate() {
+        if senders.gated() {
             senders.input_builders(crate::rust::requests::input_request_builders(self.cx, body));
         }
         let mut body_walk = Body {
@@ -577,13 +577,6 @@ fn name_uses(cx: &Cx, body: &syn::Block, name: &str) -> Vec<Range<usize>> {
         name: &'n str,
         found: Vec<Range<usize>>,
     }
-    fn mentions(tokens: &proc_macro2::TokenStream, name: &str) -> bool {
-        tokens.clone().into_iter().any(|t| match t {
-            proc_macro2::TokenTree::Ident(i) => i == name,
-            proc_macro2::TokenTree::Group(g) => mentions(&g.stream(), name),
-            _ => false,
-        })
-    }
     impl<'ast> Visit<'ast> for Uses<'_, '_, '_> {
         fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
             if p.qself.is_none() && p.path.is_ident(self.name) {
@@ -591,7 +584,7 @@ fn name_uses(cx: &Cx, body: &syn::Block, name: &str) -> Vec<Range<usize>> {
             }
         }
         fn visit_macro(&mut self, m: &'ast syn::Macro) {
-            if mentions(&m.tokens, self.name) {
+            if crate::rust::syntax::tokens_mention_any(&m.tokens, &[self.name]) {
                 self.found.push(self.cx.node_range(m));
             }
         }
@@ -1269,8 +1262,8 @@ impl<'ast> Visit<'ast> for Body<'_, '_, 'ast> {
         // `drop(guard)` ends a local's life (releases a lock early): it reads nothing.
         if let Expr::Path(f) = &*c.func
             && f.path.segments.last().is_some_and(|s| s.ident == "drop")
-            && let [arg] = c.args.iter().collect::<Vec<_>>()[..]
-            && matches!(crate::rust::rejects::strip(arg), Expr::Path(p) if p.path.get_ident().is_some())
+            && c.args.len() == 1
+            && matches!(crate::rust::rejects::strip(&c.args[0]), Expr::Path(p) if p.path.get_ident().is_some())
         {
             return;
         }

@@ -270,18 +270,13 @@ impl BodySends {
         }
     }
 
-    /// The string literals a `json!` body makes the `"method"` of an object with an `"id"`.
-    /// Whether the body was walked for sends (its file has `SEND_WORDS`).
-    pub fn gate(&self) -> bool {
-        self.gate
-    }
-
     /// The ranges of what the body builds for its result's `inputRequests`.
     pub fn input_builders(&mut self, ranges: Vec<std::ops::Range<usize>>) {
         self.input_builders = ranges;
     }
 
-    /// The request objects of a `json!` body at `range` (its delimiters).
+    /// The string literals a `json!` body at `range` (its delimiters) makes the `"method"` of an
+    /// object with an `"id"`.
     pub fn json(&mut self, cx: &Cx, tokens: &proc_macro2::TokenStream, range: std::ops::Range<usize>) {
         if !self.gate
             || self.receiving > 0

@@ -276,7 +276,7 @@ impl Rule for DeprecatedFeature {
             let Some(feature) = Feature::from_key(&key) else { continue };
             if field.colon_token.is_none()
                 || is_none(&field.expr)
-                || is_default(&field.expr)
+                || crate::rust::syntax::is_default_call(strip(&field.expr))
                 || is_type_name(&field.expr)
             {
                 // Shorthand `roots` (a variable, may be `None`) and `roots: None` declare nothing
@@ -484,12 +484,6 @@ fn is_type_name(expr: &Expr) -> bool {
 
 fn is_none(expr: &Expr) -> bool {
     matches!(strip(expr), Expr::Path(p) if p.path.is_ident("None"))
-}
-
-/// `Default::default()` or `T::default()`.
-fn is_default(expr: &Expr) -> bool {
-    matches!(strip(expr), Expr::Call(c) if c.args.is_empty()
-        && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "default")))
 }
 
 fn is_self(expr: &Expr) -> bool {

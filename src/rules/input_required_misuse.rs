@@ -133,7 +133,7 @@ impl Rule for InputRequiredMisuse {
         }
         // `..Default::default()` leaves the fields `None`; `..other` may not.
         if let Some(rest) = &lit.rest
-            && !is_default_call(rest)
+            && !crate::rust::syntax::is_default_call(rest)
         {
             return;
         }
@@ -208,11 +208,6 @@ fn report_empty(cx: &mut Cx, range: Range<usize>, what: String) {
 
 fn is_none(e: &Expr) -> bool {
     matches!(e, Expr::Path(p) if p.path.is_ident("None") || path_ends_with(&p.path, &["Option", "None"]))
-}
-
-fn is_default_call(e: &Expr) -> bool {
-    matches!(e, Expr::Call(c) if c.args.is_empty()
-        && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "default")))
 }
 
 /// Whether the function around a `json!` result adds `inputRequests` / `requestState` to it

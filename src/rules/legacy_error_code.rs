@@ -25,7 +25,7 @@ use std::ops::Range;
 
 use syn::visit::{self, Visit};
 
-use crate::context::{Era, Impact, Role, Sdk};
+use crate::context::{Impact, Role, Sdk};
 use crate::cx::{Cx, Origin};
 use crate::diagnostic::{Applicability, Edit, Fix};
 use crate::json::{JsonKind, JsonNode, Step};
@@ -508,26 +508,11 @@ impl Walker<'_, '_> {
 /// missing resource is -32002, so where the crate serves them its legacy clients would get another
 /// code (a dual-era server chooses the code by the request's revision instead).
 fn resource_fix(cx: &Cx, digits: Range<usize>) -> Fix {
-    let era = &cx.crate_ctx.era;
-    let (applicability, title) = match era.era {
-        Era::Modern | Era::Unknown => (Applicability::Safe, "use -32602".to_owned()),
-        Era::Dual => (
-            Applicability::Unsafe,
-            format!(
-                "use -32602 (unsafe: this crate also serves revisions before 2026-07-28, {}, whose clients are \
-                 told -32002 for a missing resource; send -32602 to 2026-07-28 requests only)",
-                era.reason
-            ),
-        ),
-        Era::Legacy => (
-            Applicability::Unsafe,
-            format!(
-                "use -32602 (unsafe: this crate serves only revisions before 2026-07-28, {}, which say -32002 for \
-                 a missing resource)",
-                era.reason
-            ),
-        ),
-    };
+    let (applicability, title) = cx.crate_ctx.era.fix_applicability(
+        "use -32602",
+        "whose clients are told -32002 for a missing resource; send -32602 to 2026-07-28 requests only",
+        "which say -32002 for a missing resource",
+    );
     Fix { title, applicability, edits: vec![Edit::replace(digits, "32602")] }
 }
 

@@ -15,9 +15,9 @@
 
 use std::ops::Range;
 
-use crate::context::{Era, Impact};
+use crate::context::Impact;
 use crate::cx::Cx;
-use crate::diagnostic::{Applicability, Edit, Fix};
+use crate::diagnostic::{Edit, Fix};
 use crate::json::{JsonKind, JsonNode, Step};
 use crate::rules::{FnRef, Rule, RuleMeta};
 use crate::rust::syntax::{chain_link_range, last_ident, method_call_range, path_ends_with};
@@ -243,26 +243,11 @@ fn flag_fix(cx: &Cx, range: &Range<usize>, title: &str, edits: Vec<Edit>) -> Opt
     if cx.in_test_code(range) {
         return None;
     }
-    let era = &cx.crate_ctx.era;
-    let (applicability, title) = match era.era {
-        Era::Modern | Era::Unknown => (Applicability::Safe, title.to_owned()),
-        Era::Dual => (
-            Applicability::Unsafe,
-            format!(
-                "{title} (unsafe: this crate also serves revisions before 2026-07-28, {}, whose peers are \
-                 then no longer told that root changes are announced)",
-                era.reason
-            ),
-        ),
-        Era::Legacy => (
-            Applicability::Unsafe,
-            format!(
-                "{title} (unsafe: this crate serves only revisions before 2026-07-28, {}, where `listChanged` \
-                 still tells peers that root changes are announced)",
-                era.reason
-            ),
-        ),
-    };
+    let (applicability, title) = cx.crate_ctx.era.fix_applicability(
+        title,
+        "whose peers are then no longer told that root changes are announced",
+        "where `listChanged` still tells peers that root changes are announced",
+    );
     Some(Fix { title, applicability, edits })
 }
 

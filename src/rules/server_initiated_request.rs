@@ -215,11 +215,7 @@ impl Rule for ServerInitiatedRequest {
         // built in a local that the result's `inputRequests` takes.
         if path.contains(&Step::Key("inputRequests"))
             || (cx.origin == Origin::Rust
-                && cx
-                    .state::<FileFacts>()
-                    .input_builders
-                    .iter()
-                    .any(|b| b.start <= node.range.start && node.range.end <= b.end))
+                && cx.state::<FileFacts>().input_builders.iter().any(|b| crate::model::within(&node.range, b)))
         {
             return;
         }

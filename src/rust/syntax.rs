@@ -263,6 +263,12 @@ pub fn diverges(e: &Expr) -> bool {
     }
 }
 
+/// `Default::default()` or `T::default()`.
+pub fn is_default_call(e: &Expr) -> bool {
+    matches!(e, Expr::Call(c) if c.args.is_empty()
+        && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "default")))
+}
+
 /// A block that never goes on (`diverges` of its last statement).
 pub fn block_diverges(b: &syn::Block) -> bool {
     match b.stmts.last() {
