@@ -529,13 +529,14 @@ impl CheckedCopies {
         names.sort_unstable();
         names.dedup();
         for name in names {
+            let (lets, uses) = local_lets_and_uses(cx, body, name);
             // Bound once: a second `let` (a shadow) could hold anything.
-            let [init] = &let_inits(cx, body, name)[..] else { continue };
+            let [init] = &lets[..] else { continue };
             let checks: Vec<_> = self.tested.iter().filter(|(n, ..)| n == name).collect();
             let allowed = |use_: &Range<usize>| {
                 checks.iter().any(|(_, cond, rejecting)| within(use_, cond) || within(use_, rejecting))
             };
-            if name_uses(cx, body, name).iter().all(allowed) {
+            if uses.iter().all(allowed) {
                 for (_, cond, _) in checks {
                     guards.push((cond.clone(), init.clone()));
                 }
@@ -544,55 +545,42 @@ impl CheckedCopies {
     }
 }
 
-/// The values of the `let name = value;` statements (a plain name) of `body`, outside its items
-/// (found after the walk, and only for the locals a guard tests: most bodies have none).
-fn let_inits(cx: &Cx, body: &syn::Block, name: &str) -> Vec<Range<usize>> {
-    struct Lets<'n, 'c, 'a> {
+/// Where `name` is bound and used in `body`, outside its items (found after the walk, and only
+/// for the locals a guard tests: most bodies have none): the values of its `let name = value;`
+/// statements (a plain name), and its uses as a value: path expressions, and macro calls whose
+/// tokens name it (a `format!` argument), each macro as a whole.
+fn local_lets_and_uses(cx: &Cx, body: &syn::Block, name: &str) -> (Vec<Range<usize>>, Vec<Range<usize>>) {
+    struct Local<'n, 'c, 'a> {
         cx: &'c Cx<'a>,
         name: &'n str,
-        found: Vec<Range<usize>>,
+        lets: Vec<Range<usize>>,
+        uses: Vec<Range<usize>>,
     }
-    impl<'ast> Visit<'ast> for Lets<'_, '_, '_> {
+    impl<'ast> Visit<'ast> for Local<'_, '_, '_> {
         fn visit_local(&mut self, l: &'ast syn::Local) {
             if let (syn::Pat::Ident(p), Some(init)) = (&l.pat, &l.init)
                 && p.subpat.is_none()
                 && p.ident == self.name
             {
-                self.found.push(self.cx.node_range(&*init.expr));
+                self.lets.push(self.cx.node_range(&*init.expr));
             }
             visit::visit_local(self, l);
         }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut lets = Lets { cx, name, found: Vec::new() };
-    lets.visit_block(body);
-    lets.found
-}
-
-/// Every place `name` is used as a value in `body`: path expressions, and the tokens of macro
-/// calls that name it (a `format!` argument), each macro as a whole.
-fn name_uses(cx: &Cx, body: &syn::Block, name: &str) -> Vec<Range<usize>> {
-    struct Uses<'n, 'c, 'a> {
-        cx: &'c Cx<'a>,
-        name: &'n str,
-        found: Vec<Range<usize>>,
-    }
-    impl<'ast> Visit<'ast> for Uses<'_, '_, '_> {
         fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
             if p.qself.is_none() && p.path.is_ident(self.name) {
-                self.found.push(self.cx.node_range(p));
+                self.uses.push(self.cx.node_range(p));
             }
         }
         fn visit_macro(&mut self, m: &'ast syn::Macro) {
             if crate::rust::syntax::tokens_mention_any(&m.tokens, &[self.name]) {
-                self.found.push(self.cx.node_range(m));
+                self.uses.push(self.cx.node_range(m));
             }
         }
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
-    let mut uses = Uses { cx, name, found: Vec::new() };
-    uses.visit_block(body);
-    uses.found
+    let mut local = Local { cx, name, lets: Vec::new(), uses: Vec::new() };
+    local.visit_block(body);
+    (local.lets, local.uses)
 }
 
 /// The local a tested value reads (`state` in `state.is_ready()`, `state.phase`, `*state`).
