@@ -1,5 +1,6 @@
-//! README's editor setups, read from README (each after its `<!-- tests/editors.rs: NAME -->` marker) so the
-//! text users copy is the text tested. Helix's `languages.toml` is parsed; each Neovim snippet runs as
+//! The documented editor setups, read from the docs (each after its `<!-- tests/editors.rs: NAME -->` marker,
+//! in docs/editors.md today; README.md and any docs/*.md page are searched) so the text users copy is the
+//! text tested. Helix's `languages.toml` is parsed; each Neovim snippet runs as
 //! `init.lua` in `nvim --headless` on every Neovim found whose version it is for, against the freshly built
 //! `mcp-lint server`, and each kind of file must get the CLI's findings as diagnostics.
 //!
@@ -13,10 +14,25 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-fn readme_snippet(name: &str) -> String {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+/// README.md and every docs/*.md page, in that order.
+fn doc_pages() -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .map(|dir| dir.map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "md")).collect())
+        .unwrap_or_default();
+    paths.sort();
+    paths.insert(0, root.join("README.md"));
+    paths.iter().map(|p| std::fs::read_to_string(p).unwrap()).collect()
+}
+
+fn doc_snippet(name: &str) -> String {
     let marker = format!("<!-- tests/editors.rs: {name} -->\n");
-    let after = &readme[readme.find(&marker).unwrap_or_else(|| panic!("README has no {marker:?}")) + marker.len()..];
+    let pages = doc_pages();
+    let (page, at) = pages
+        .iter()
+        .find_map(|page| page.find(&marker).map(|at| (page, at)))
+        .unwrap_or_else(|| panic!("no page has {marker:?}"));
+    let after = &page[at + marker.len()..];
     let fence_line = after.lines().next().unwrap();
     assert!(fence_line.starts_with("```"), "{name}: the marker is followed by a fenced block");
     let body = &after[fence_line.len() + 1..];
@@ -27,7 +43,7 @@ fn readme_snippet(name: &str) -> String {
 
 #[test]
 fn helix_languages_toml_runs_the_server_for_every_kind() {
-    let config: toml::Table = toml::from_str(&readme_snippet("helix")).expect("valid TOML");
+    let config: toml::Table = toml::from_str(&doc_snippet("helix")).expect("valid TOML");
     let server = &config["language-server"]["mcp-lint"];
     assert_eq!(server["command"].as_str(), Some("mcp-lint"));
     assert_eq!(server["args"].as_array().unwrap(), &[toml::Value::from("server")]);
@@ -64,7 +80,7 @@ fn helix_languages_toml_runs_the_server_for_every_kind() {
 /// Neovim's (major, minor).
 type Version = (u32, u32);
 
-/// A README Neovim snippet and the versions it is for: `from` up to, not including, `until`.
+/// A documented Neovim snippet and the versions it is for: `from` up to, not including, `until`.
 struct NeovimSnippet {
     name: &'static str,
     from: Version,
@@ -209,7 +225,7 @@ fn diagnostics_in_neovim(nvim: &Path, init: &str, root: &Path, files: &[&str]) -
 #[test]
 fn neovim_snippets_publish_the_clis_findings_for_every_kind() {
     for NeovimSnippet { name, .. } in NEOVIM_SNIPPETS {
-        assert!(readme_snippet(name).contains("'mcp-lint', 'server'"), "{name}");
+        assert!(doc_snippet(name).contains("'mcp-lint', 'server'"), "{name}");
     }
     let neovims = neovims();
     if neovims.is_empty() {
@@ -239,7 +255,7 @@ fn neovim_snippets_publish_the_clis_findings_for_every_kind() {
             if version < from || until.is_some_and(|until| *version >= until) {
                 continue;
             }
-            let got = diagnostics_in_neovim(nvim, &readme_snippet(name), dir.path(), &files);
+            let got = diagnostics_in_neovim(nvim, &doc_snippet(name), dir.path(), &files);
             assert_eq!(got, expected, "{name} on {} {version:?}", nvim.display());
             eprintln!("ran {name} on {} (v{}.{})", nvim.display(), version.0, version.1);
             ran += 1;
@@ -253,7 +269,7 @@ fn neovim_snippets_publish_the_clis_findings_for_every_kind() {
     // A snippet for a Neovim that is not here is at least read by the Lua of the one that is.
     let (nvim, _) = &neovims[0];
     for name in not_run {
-        lua_parses(nvim, name, &readme_snippet(name));
+        lua_parses(nvim, name, &doc_snippet(name));
         eprintln!("parsed {name} with {}'s Lua (no Neovim of its version here)", nvim.display());
     }
 }
