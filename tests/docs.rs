@@ -1,13 +1,14 @@
 //! The documentation is part of the spec: README.md and docs/*.md are read here, and what they claim is
 //! checked against the built binary and the repository.
 //!
-//! - Every fenced block is checked by its language: `sh` command lines run against the built binary,
-//!   `json`/`toml`/`yaml` parse, `lua` blocks are tests/editors.rs's (each after its marker). `rust` and
-//!   unlabelled blocks are illustrations (the rule pages' Rust examples run in tests/rule_pages.rs).
+//! - Every fenced block is checked by its language: `sh` (`bash`, `shell`) command lines run against the
+//!   built binary, `json`/`toml`/`yaml` parse, `lua` blocks are tests/editors.rs's (each after its marker).
+//!   `rust`, `text`, `console`, `diff` and unlabelled blocks are illustrations (the rule pages' Rust
+//!   examples run in tests/rule_pages.rs); any other language fails until a check for it is added here.
 //! - A block that cannot run (it installs something, needs an editor or the network, or is this very test)
 //!   says so on the line before its fence: `<!-- tests/docs.rs: not run: REASON -->`. Skipping is written in
 //!   the docs, never an accident: a command line the test cannot run fails it.
-//! - `mcp-lint …` lines run in a fresh git repository holding a copy of `fixtures/demo`, one copy per line
+//! - `mcp-lint …` (and `cargo mcp-lint …`) lines run in a fresh git repository holding a copy of `fixtures/demo`, one copy per line
 //!   (a block marked `<!-- tests/docs.rs: in sequence -->` shares one copy, for commands that build on each
 //!   other); `cargo run --release -- …` runs the binary from the repository root. Each must exit 0 or 1
 //!   (2 is a usage or configuration error: the documented line is wrong), or what `EXPECTED_EXIT` says.
@@ -203,12 +204,14 @@ fn run_documented(line: &str, dir: &Path) -> Option<Output> {
         return None;
     }
     let words: Vec<&str> = line.split_whitespace().collect();
-    let (args, cwd) = match words.as_slice() {
-        ["cargo", "run", "--release", "--", args @ ..] => (args, repo()),
-        ["mcp-lint", args @ ..] => (args, dir),
+    let (program, args, cwd) = match words.as_slice() {
+        ["cargo", "run", "--release", "--", args @ ..] => (BIN, args, repo()),
+        ["mcp-lint", args @ ..] => (BIN, args, dir),
+        // As cargo runs the subcommand: its name first.
+        ["cargo", args @ ..] if args.first() == Some(&"mcp-lint") => (env!("CARGO_BIN_EXE_cargo-mcp-lint"), args, dir),
         _ => return None,
     };
-    Some(run(Command::new(BIN).args(args).current_dir(cwd).env("NO_COLOR", "1")))
+    Some(run(Command::new(program).args(args).current_dir(cwd).env("NO_COLOR", "1")))
 }
 
 fn check_exit(at: &str, line: &str, out: &Output, failures: &mut Vec<String>) {
@@ -239,13 +242,14 @@ fn every_block_is_checked_or_marked_not_run() {
             failures.push(format!("{}: unknown marker {marker:?}", block.at));
         }
         let parsed: Result<(), String> = match block.lang.as_str() {
-            "sh" => Ok(()), // run by `sh_command_lines_run_as_documented`
+            "sh" | "bash" | "shell" => Ok(()), // run by `sh_command_lines_run_as_documented`
             "json" => serde_json::from_str::<Value>(&block.body).map(drop).map_err(|e| e.to_string()),
             "toml" => toml::from_str::<toml::Table>(&block.body).map(drop).map_err(|e| e.to_string()),
             "yaml" => serde_norway::from_str::<serde_norway::Value>(&block.body).map(drop).map_err(|e| e.to_string()),
             "lua" if block.marker.as_deref().is_some_and(|m| m.starts_with("<!-- tests/editors.rs: ")) => Ok(()),
             "lua" => Err("a Neovim setup no test runs: give it a `<!-- tests/editors.rs: NAME -->` marker".into()),
-            "rust" | "" => Ok(()), // illustrations
+            // Illustrations: Rust sketches, before/after layouts, terminal transcripts, diffs.
+            "rust" | "text" | "console" | "diff" | "" => Ok(()),
             other => Err(format!("no check for ```{other} blocks: add one here, or mark the block not run")),
         };
         if let Err(e) = parsed {
@@ -263,7 +267,8 @@ fn sh_command_lines_run_as_documented() {
     }
     let mut failures = Vec::new();
     let mut ran = 0;
-    for block in all_blocks().into_iter().filter(|b| b.lang == "sh" && !b.not_run()) {
+    for block in all_blocks().into_iter().filter(|b| ["sh", "bash", "shell"].contains(&b.lang.as_str()) && !b.not_run())
+    {
         let shared = (block.docs_marker() == Some("in sequence")).then(sandbox);
         for line in command_lines(&block.body) {
             let fresh = shared.is_none().then(sandbox);
