@@ -5,7 +5,8 @@
 //!
 //! Keys: `select`, `ignore` (rule lists), `exclude` (globs), `era`, `roots-to` (the roots codemod's
 //! migration, `"param"` or `"config"`; `fix --roots-to` overrides it), `[severity]` (per rule:
-//! `"error"`, `"warning"` or `"off"`), `[per-path-ignores]` (glob → rules). An unknown key, rule,
+//! `"error"`, `"warning"` or `"off"`), `tests` (the same levels for every finding in test code),
+//! `[per-path-ignores]` (glob → rules). An unknown key, rule,
 //! severity, era or a bad glob is an error that names the file, line and column (exit code 2),
 //! reported once per file.
 
@@ -42,6 +43,7 @@ struct RawConfig {
     per_path_ignores: BTreeMap<Spanned<String>, Vec<Spanned<String>>>,
     era: Option<Spanned<String>>,
     roots_to: Option<Spanned<String>>,
+    tests: Option<Spanned<Level>>,
 }
 
 /// Which migration the roots codemod gives every roots use of a run (`fix --roots-to`, `roots-to`
@@ -122,6 +124,9 @@ pub struct Config {
     pub era: Option<Era>,
     /// `roots-to`: the roots codemod's migration, when the configuration forces one.
     pub roots_to: Option<RootsTo>,
+    /// `tests`: the level of every finding in test code, over `[severity]`; `None` keeps each
+    /// finding's own.
+    pub tests: Option<Level>,
 }
 
 /// A configuration file that cannot be used: where, and what is wrong.
@@ -243,6 +248,7 @@ impl Config {
             per_path_ignores,
             era,
             roots_to,
+            tests: raw.tests.map(|t| *t.get_ref()),
         })
     }
 
@@ -467,6 +473,7 @@ impl Settings {
         FileSettings {
             enabled,
             severity,
+            tests: config.as_ref().and_then(|c| c.tests),
             era: config.as_ref().and_then(|c| c.era),
             config: config.map(|c| c.path.clone()),
         }
@@ -556,6 +563,8 @@ impl Settings {
 pub struct FileSettings {
     enabled: Vec<&'static str>,
     severity: Vec<(&'static str, Severity)>,
+    /// `tests`: the level of findings in test code, when configured.
+    tests: Option<Level>,
     /// The era the configuration sets, if any.
     pub era: Option<Era>,
     /// The configuration file that applies, if any.
@@ -565,7 +574,13 @@ pub struct FileSettings {
 impl Default for FileSettings {
     /// Every rule on, default severities.
     fn default() -> Self {
-        FileSettings { enabled: configurable_rules().collect(), severity: Vec::new(), era: None, config: None }
+        FileSettings {
+            enabled: configurable_rules().collect(),
+            severity: Vec::new(),
+            tests: None,
+            era: None,
+            config: None,
+        }
     }
 }
 
@@ -595,6 +610,20 @@ impl FileSettings {
     /// A rule's severity for this file: as configured, else what the rule and context decided.
     pub fn severity(&self, rule: &str, decided: Severity) -> Severity {
         self.severity.iter().find(|(r, _)| *r == rule).map_or(decided, |(_, s)| *s)
+    }
+
+    /// The severity of a finding in test code: `tests` when it sets one, else `decided`.
+    pub fn test_severity(&self, decided: Severity) -> Severity {
+        match self.tests {
+            Some(Level::Error) => Severity::Error,
+            Some(Level::Warning) => Severity::Warning,
+            Some(Level::Off) | None => decided,
+        }
+    }
+
+    /// Whether `tests = "off"` drops every finding in test code.
+    pub fn tests_off(&self) -> bool {
+        self.tests == Some(Level::Off)
     }
 }
 

@@ -214,6 +214,7 @@ fn unused_finding(
         fix: None,
         fix_elsewhere: Vec::new(),
         note: None,
+        in_test: false,
     };
     if directive.malformed {
         finding.message = format!(

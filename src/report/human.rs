@@ -79,7 +79,7 @@ pub fn write_diagnostic(
         Severity::Warning => ("warning", Frame::warning()),
     };
     let header = severity.len() + d.rule.len() + "[]: ".len();
-    let message = wrap(d.message.clone(), header, 2, "  ");
+    let message = wrap(d.shown_message().into_owned(), header, 2, "  ");
     let mut notes = Vec::new();
     if let Some(help) = &d.help {
         notes.push(format!("help: {help}"));
