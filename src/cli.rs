@@ -147,23 +147,25 @@ pub fn main_as(bin_name: &'static str, args: impl IntoIterator<Item = std::ffi::
             ExitCode::SUCCESS
         }
         Command::Server { stdio: _ } => crate::lsp::run(),
-        Command::Explain { rule } => match rules::all_meta().find(|m| m.name == rule) {
-            Some(meta) => {
-                print!("{}", meta.doc);
-                ExitCode::SUCCESS
-            }
-            None => {
-                eprintln!("error: unknown rule `{rule}`; `mcp-lint rules` lists them");
-                ExitCode::from(2)
-            }
-        },
+        Command::Explain { rule } => explain(&rule),
     }
+}
+
+/// `explain`: a rule's page.
+fn explain(rule: &str) -> ExitCode {
+    let Some(meta) = rules::all_meta().find(|m| m.name == rule) else {
+        let hint = crate::words::hint(rule, rules::all_meta().map(|m| m.name), "; `mcp-lint rules` lists them");
+        eprintln!("error: unknown rule `{rule}`{hint}");
+        return ExitCode::from(2);
+    };
+    print!("{}", meta.doc);
+    ExitCode::SUCCESS
 }
 
 pub(crate) fn selected_rules(select: &[String], ignore: &[String]) -> Result<Vec<&'static dyn Rule>, String> {
     for name in select.iter().chain(ignore) {
         if crate::config::configurable_rule(name).is_none() {
-            return Err(format!("unknown rule `{name}`; `mcp-lint rules` lists them"));
+            return Err(crate::config::unknown_rule(name, ""));
         }
     }
     Ok(rules::ALL
@@ -254,16 +256,14 @@ fn check(args: CheckArgs) -> ExitCode {
         let checked = result.checked.clone();
         let applied = baseline.apply(&mut result, &checked, &judged);
         if applied.known > 0 && !args.output.quiet {
-            eprintln!("note: {} finding(s) already in the baseline were not reported", applied.known);
+            let (n, were) = (applied.known, if applied.known == 1 { "was" } else { "were" });
+            eprintln!("note: {} already in the baseline {were} not reported", crate::words::count(n, "finding"));
         }
     }
-    // The roots codemod's rewrites and reasons on the findings, in every format that shows
-    // findings (`--statistics` alone only counts them). Only rmcp crates with a `list_roots()`
-    // finding are planned.
-    let shown = !args.output.statistics || args.output.output_file.is_some();
-    if shown {
-        crate::fix::codemod::visible::attach(&mut result, &opts);
-    }
+    // The roots codemod's rewrites and reasons on the findings, in every format, `--statistics`
+    // too: it counts the fixes the report shows. Only rmcp crates with a `list_roots()` finding
+    // are planned.
+    crate::fix::codemod::visible::attach(&mut result, &opts);
     report::output::finish(&args.output, &result)
 }
 
@@ -274,7 +274,8 @@ fn write_baseline(file: &std::path::Path, result: &engine::RunResult) -> ExitCod
     }
     match crate::baseline::write(file, result) {
         Ok(n) => {
-            eprintln!("wrote {n} finding(s) to the baseline {}", crate::discover::display_path(file));
+            let shown = crate::discover::display_path(file);
+            eprintln!("wrote {} to the baseline {shown}", crate::words::count(n, "finding"));
             if result.unreadable.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(2) }
         }
         Err(e) => {

@@ -160,6 +160,16 @@ pub fn configurable_rule(name: &str) -> Option<&'static str> {
     rules::ALL.iter().map(|r| r.meta().name).chain([rules::UNUSED_SUPPRESSION.name]).find(|n| *n == name)
 }
 
+/// "unknown rule `x`" with what was probably meant, else where to find the names; `place` says
+/// where it was written (` in `ignore``), or is empty.
+pub fn unknown_rule(name: &str, place: &str) -> String {
+    let hint = crate::words::hint(name, configurable_rules(), "; `mcp-lint rules` lists them");
+    format!("unknown rule `{name}`{place}{hint}")
+}
+
+/// The keys a configuration table may have (`RawConfig`'s), for "did you mean".
+const KEYS: &[&str] = &["select", "ignore", "severity", "exclude", "per-path-ignores", "era", "roots-to", "tests"];
+
 fn configurable_rules() -> impl Iterator<Item = &'static str> {
     rules::ALL.iter().map(|r| r.meta().name).chain([rules::UNUSED_SUPPRESSION.name])
 }
@@ -198,9 +208,8 @@ impl Config {
             message,
         };
         let rule = |name: &Spanned<String>, key: &str| {
-            configurable_rule(name.get_ref()).ok_or_else(|| {
-                err(name.span(), format!("unknown rule `{}` in `{key}`; `mcp-lint rules` lists them", name.get_ref()))
-            })
+            configurable_rule(name.get_ref())
+                .ok_or_else(|| err(name.span(), unknown_rule(name.get_ref(), &format!(" in `{key}`"))))
         };
         let rule_list = |names: &[Spanned<String>], key: &str| names.iter().map(|n| rule(n, key)).collect();
         let select: Option<Vec<&'static str>> = raw.select.as_deref().map(|s| rule_list(s, "select")).transpose()?;
@@ -227,13 +236,21 @@ impl Config {
         let era = match &raw.era {
             None => None,
             Some(e) => Some(Era::from_config(e.get_ref()).ok_or_else(|| {
-                err(e.span(), format!("unknown era `{}`; expected \"2026-07-28\", \"dual\" or \"legacy\"", e.get_ref()))
+                let hint = crate::words::hint(e.get_ref(), ["2026-07-28", "dual", "legacy"], "");
+                err(
+                    e.span(),
+                    format!("unknown era `{}`; expected \"2026-07-28\", \"dual\" or \"legacy\"{hint}", e.get_ref()),
+                )
             })?),
         };
         let roots_to = match &raw.roots_to {
             None => None,
             Some(r) => Some(RootsTo::parse(r.get_ref()).ok_or_else(|| {
-                err(r.span(), format!("unknown roots-to `{}`; expected \"param\", \"config\" or \"mrtr\"", r.get_ref()))
+                let hint = crate::words::hint(r.get_ref(), ["param", "config", "mrtr"], "");
+                err(
+                    r.span(),
+                    format!("unknown roots-to `{}`; expected \"param\", \"config\" or \"mrtr\"{hint}", r.get_ref()),
+                )
             })?),
         };
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -314,10 +331,22 @@ fn read(path: &Path) -> Result<String, ConfigError> {
 }
 
 fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> ConfigError {
+    let mut message = e.message().trim().to_owned();
+    // serde's "unknown field `exlcude`, expected one of …" and "unknown variant `warn`, expected
+    // one of …": say which one was meant.
+    let unknown = ["unknown field `", "unknown variant `"]
+        .iter()
+        .find_map(|p| message.strip_prefix(p))
+        .and_then(|rest| rest.split_once('`'))
+        .map(|(name, _)| name.to_owned());
+    if let Some(name) = unknown {
+        let candidates = if message.starts_with("unknown field") { KEYS } else { &["error", "warning", "off"][..] };
+        message.push_str(&crate::words::hint(&name, candidates.iter().copied(), ""));
+    }
     ConfigError {
         path: path.to_path_buf(),
         at: e.span().map(|s| LineIndex::new(text).line_col(text, s.start)),
-        message: e.message().trim().to_owned(),
+        message,
     }
 }
 
@@ -370,7 +399,7 @@ impl Settings {
             configurable_rule(n).ok_or_else(|| ConfigError {
                 path: PathBuf::from("<command line>"),
                 at: None,
-                message: format!("unknown rule `{n}`; `mcp-lint rules` lists them"),
+                message: unknown_rule(n, ""),
             })
         };
         let cli_select = if cli.select.is_empty() {
@@ -657,6 +686,19 @@ mod tests {
         assert!(e.message.contains("unknown variant `warn`"), "{e}");
         let path = write(dir.path(), "mcp-lint.toml", "era = \"2099\"\n");
         assert!(Config::load(&path).unwrap_err().message.contains("unknown era"));
+    }
+
+    /// "did you mean" offers only keys the table has, and every one of them.
+    #[test]
+    fn the_suggested_keys_are_the_tables() {
+        for key in KEYS {
+            let e = toml::from_str::<RawConfig>(&format!("{key} = 0")).err().map(|e| e.message().to_owned());
+            assert!(!e.unwrap_or_default().contains("unknown field"), "{key}");
+        }
+        let e = toml::from_str::<RawConfig>("no-such-key = 0").err().unwrap();
+        for key in KEYS {
+            assert!(e.message().contains(&format!("`{key}`")), "{key} missing from KEYS' table: {}", e.message());
+        }
     }
 
     #[test]

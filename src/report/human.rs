@@ -9,6 +9,7 @@ use super::shortened::{LabelSpan, Layout, Shortened};
 use super::terminal::Width;
 use crate::diagnostic::Severity;
 use crate::engine::RunResult;
+use crate::words::{count, plural};
 
 pub fn write(out: &mut dyn WriteColor, result: &RunResult, width: Width) -> std::io::Result<()> {
     write_findings(out, result, width)?;
@@ -29,7 +30,10 @@ pub fn write(out: &mut dyn WriteColor, result: &RunResult, width: Width) -> std:
     });
     let files = result.reports.len();
     if errors + warnings == 0 {
-        writeln!(out, "mcp-lint: no findings ({})", checked(result))?;
+        // A path that could not be read was not checked: "no findings" would claim it was.
+        if result.unreadable.is_empty() {
+            writeln!(out, "mcp-lint: no findings ({})", checked(result))?;
+        }
     } else {
         writeln!(
             out,
@@ -45,11 +49,7 @@ pub fn write(out: &mut dyn WriteColor, result: &RunResult, width: Width) -> std:
 
 /// How much was read and how much of it needed parsing (the rest had no word any rule needs).
 fn checked(result: &RunResult) -> String {
-    format!("{} files checked, {} parsed", result.files_scanned, result.files_parsed)
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 { word.to_owned() } else { format!("{word}s") }
+    format!("{} checked, {} parsed", count(result.files_scanned, "file"), result.files_parsed)
 }
 
 /// Only the code frames (what `--quiet` prints): no era notes, no summary line.

@@ -9,6 +9,7 @@ use crate::context::CrateContext;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Severity};
 use crate::engine::{FileReport, RunResult};
 use crate::rules;
+use crate::words::plural;
 
 /// What happens to a finding when someone runs `mcp-lint fix`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -274,10 +275,6 @@ fn cell(text: &str) -> String {
 fn code(text: &str) -> String {
     let text = cell(text);
     if text.contains('`') { format!("`` {text} ``") } else { format!("`{text}`") }
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 { word.to_owned() } else { format!("{word}s") }
 }
 
 #[cfg(test)]
