@@ -34,6 +34,10 @@ enum Command {
     Explain {
         /// A rule name, e.g. server-roots-request.
         rule: String,
+        /// `text`: rendered for reading (headings, wrapped prose, indented code); `markdown`: the
+        /// page as written. Default: text on a terminal, Markdown into a pipe or a file.
+        #[arg(long, value_enum, value_name = "FORMAT")]
+        format: Option<PageFormat>,
     },
     /// Run the language server on stdin/stdout, for editors (diagnostics and quick fixes as you type).
     Server {
@@ -41,6 +45,12 @@ enum Command {
         #[arg(long)]
         stdio: bool,
     },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum PageFormat {
+    Text,
+    Markdown,
 }
 
 #[derive(clap::Args)]
@@ -147,18 +157,27 @@ pub fn main_as(bin_name: &'static str, args: impl IntoIterator<Item = std::ffi::
             ExitCode::SUCCESS
         }
         Command::Server { stdio: _ } => crate::lsp::run(),
-        Command::Explain { rule } => explain(&rule),
+        Command::Explain { rule, format } => explain(&rule, format),
     }
 }
 
-/// `explain`: a rule's page.
-fn explain(rule: &str) -> ExitCode {
+/// `explain`: a rule's page, rendered for a terminal unless it goes elsewhere or Markdown is asked.
+fn explain(rule: &str, format: Option<PageFormat>) -> ExitCode {
     let Some(meta) = rules::all_meta().find(|m| m.name == rule) else {
         let hint = crate::words::hint(rule, rules::all_meta().map(|m| m.name), "; `mcp-lint rules` lists them");
         eprintln!("error: unknown rule `{rule}`{hint}");
         return ExitCode::from(2);
     };
-    print!("{}", meta.doc);
+    let on_terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let page = match format.unwrap_or(if on_terminal { PageFormat::Text } else { PageFormat::Markdown }) {
+        PageFormat::Markdown => meta.doc.to_owned(),
+        PageFormat::Text => {
+            let color = report::terminal::stdout_color(report::terminal::ColorWhen::Auto);
+            report::markdown::to_terminal(meta.doc, report::terminal::Width::of_stdout().columns, color)
+        }
+    };
+    // A closed pipe (`explain x | head`) is not an error.
+    let _ = std::io::stdout().lock().write_all(page.as_bytes());
     ExitCode::SUCCESS
 }
 

@@ -1,5 +1,6 @@
 //! Details of the CLI as users meet them: "did you mean" for a misspelt rule or key, no "no
-//! findings" when a path failed, plurals, and `--statistics` counting the fixes the report shows.
+//! findings" when a path failed, plurals, `explain` on a terminal, and `--statistics` counting
+//! the fixes the report shows.
 
 use std::path::Path;
 use std::process::Output;
@@ -137,6 +138,42 @@ fn counts_are_singular_for_one() {
     let fix = ["fix", "--allow-no-vcs", "--select", "roots-list-changed", "caps.json"];
     let out = mcp_lint().current_dir(dir.path()).args(fix).output().unwrap();
     assert!(stderr(&out).starts_with("fixed 1 finding in 1 file\n"), "{}", stderr(&out));
+}
+
+#[test]
+fn explain_renders_for_reading_and_keeps_markdown_for_pipes() {
+    // Into a pipe: the page as written.
+    let raw = mcp_lint().args(["explain", "roots-list-changed"]).output().unwrap();
+    assert!(stdout(&raw).starts_with("# roots-list-changed\n") && stdout(&raw).contains("```rust"));
+    let markdown = mcp_lint().args(["explain", "roots-list-changed", "--format", "markdown"]).output().unwrap();
+    assert_eq!(stdout(&markdown), stdout(&raw));
+
+    let text =
+        mcp_lint().env("COLUMNS", "72").args(["explain", "roots-list-changed", "--format", "text"]).output().unwrap();
+    let text = stdout(&text);
+    assert!(text.starts_with("roots-list-changed\n==================\n"), "{text}");
+    assert!(text.contains("\nWhat it finds\n-------------\n") && !text.contains("```"), "{text}");
+    assert!(text.contains("\n    use rmcp::ClientHandler;\n"), "code is indented: {text}");
+    let prose = text.lines().filter(|l| !l.starts_with("    ") && !l.starts_with('|'));
+    for line in prose {
+        assert!(line.chars().count() <= 72 || !line.trim().contains(' '), "{line}");
+    }
+}
+
+/// On a real terminal (a pseudo-terminal through util-linux's `script`), `explain` renders.
+#[test]
+fn explain_on_a_terminal_is_rendered() {
+    if std::process::Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: `script` (util-linux) is not installed, so no pseudo-terminal");
+        return;
+    }
+    let bin = assert_cmd::cargo::cargo_bin("mcp-lint");
+    let inner = format!("stty rows 40 cols 90; NO_COLOR=1 '{}' explain roots-list-changed", bin.display());
+    let out =
+        std::process::Command::new("script").env("TERM", "xterm").args(["-qec", &inner, "/dev/null"]).output().unwrap();
+    let screen = stdout(&out).replace("\r\n", "\n");
+    assert!(screen.starts_with("roots-list-changed\n=================="), "{screen}");
+    assert!(!screen.contains("```") && !screen.contains("\n## "), "{screen}");
 }
 
 #[test]
