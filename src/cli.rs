@@ -53,11 +53,24 @@ enum PageFormat {
     Markdown,
 }
 
+/// What `check` and `fix` read when no path is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DefaultPaths {
+    /// The current folder (`mcp-lint`).
+    CurrentFolder,
+    /// The package the current folder belongs to, as `cargo clippy` checks it (`cargo mcp-lint`).
+    Package,
+}
+
 #[derive(clap::Args)]
 struct CheckArgs {
-    /// Files and folders to check. Folders are walked honouring .gitignore; target/ and .git/ are never read.
+    /// Files and folders to check (default: the current folder; with `cargo mcp-lint`, the package the
+    /// current folder belongs to). Folders are walked honouring .gitignore; target/ and .git/ are never read.
     /// `-` reads standard input (see --stdin-filename).
     paths: Vec<PathBuf>,
+    /// With no paths: the whole cargo workspace the current folder belongs to.
+    #[arg(long, conflicts_with = "paths")]
+    workspace: bool,
     /// The path standard input stands for with `-`: its extension decides Rust or JSON, its folder the
     /// crate, and findings show it.
     #[arg(long, value_name = "PATH")]
@@ -93,8 +106,12 @@ struct CheckArgs {
 
 #[derive(clap::Args)]
 struct FixArgs {
-    /// Files and folders to fix (default: the current folder).
+    /// Files and folders to fix (default: the current folder; with `cargo mcp-lint`, the package the
+    /// current folder belongs to).
     paths: Vec<PathBuf>,
+    /// With no paths: the whole cargo workspace the current folder belongs to.
+    #[arg(long, conflicts_with = "paths")]
+    workspace: bool,
     /// Also apply unsafe fixes (they change behaviour or a public contract, e.g. a tool's input schema).
     #[arg(long)]
     unsafe_fixes: bool,
@@ -129,12 +146,16 @@ struct FixArgs {
 }
 
 pub fn main() -> ExitCode {
-    main_as("mcp-lint", std::env::args_os())
+    main_as("mcp-lint", DefaultPaths::CurrentFolder, std::env::args_os())
 }
 
 /// The CLI under the name it was started as (`cargo mcp-lint` for the cargo subcommand), which usage and
 /// `--help` show; `args` starts with the program's path, as `std::env::args_os` does.
-pub fn main_as(bin_name: &'static str, args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode {
+pub fn main_as(
+    bin_name: &'static str,
+    defaults: DefaultPaths,
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> ExitCode {
     let parsed = Cli::command()
         .bin_name(bin_name)
         .try_get_matches_from(args)
@@ -147,8 +168,25 @@ pub fn main_as(bin_name: &'static str, args: impl IntoIterator<Item = std::ffi::
         }
     };
     match cli.command {
-        Command::Check(args) => check(args),
-        Command::Fix(args) => crate::fix::cli::run(args.into()),
+        Command::Check(mut args) => {
+            let stdin = args.paths.iter().any(|p| p.as_os_str() == "-") || args.stdin_filename.is_some();
+            if args.paths.is_empty() && !stdin {
+                match default_paths(defaults, args.workspace) {
+                    Ok(paths) => args.paths = paths,
+                    Err(e) => return usage_error(&e),
+                }
+            }
+            check(args)
+        }
+        Command::Fix(mut args) => {
+            if args.paths.is_empty() {
+                match default_paths(defaults, args.workspace) {
+                    Ok(paths) => args.paths = paths,
+                    Err(e) => return usage_error(&e),
+                }
+            }
+            crate::fix::cli::run(args.into())
+        }
         Command::Rules => {
             let mut out = std::io::stdout().lock();
             for meta in rules::all_meta() {
@@ -159,6 +197,44 @@ pub fn main_as(bin_name: &'static str, args: impl IntoIterator<Item = std::ffi::
         Command::Server { stdio: _ } => crate::lsp::run(),
         Command::Explain { rule, format } => explain(&rule, format),
     }
+}
+
+fn usage_error(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(2)
+}
+
+/// The paths to read when none is given: the current folder, or the folder of the package (or
+/// with `--workspace`, the workspace) it belongs to, as `cargo locate-project` finds it, spelt
+/// relative to the current folder so findings show paths as `cargo clippy` does.
+fn default_paths(defaults: DefaultPaths, workspace: bool) -> Result<Vec<PathBuf>, String> {
+    if defaults == DefaultPaths::CurrentFolder && !workspace {
+        return Ok(vec![PathBuf::from(".")]);
+    }
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut locate = std::process::Command::new(&cargo);
+    locate.args(["locate-project", "--message-format", "plain"]);
+    if workspace {
+        locate.arg("--workspace");
+    }
+    let out = locate.output().map_err(|e| {
+        format!("cannot run `{} locate-project` to find the package: {e}; name the paths to check", cargo.display())
+    })?;
+    if !out.status.success() {
+        let why = String::from_utf8_lossy(&out.stderr);
+        let why = why.trim().trim_start_matches("error: ");
+        return Err(format!("{why}; name the paths to check"));
+    }
+    let manifest = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    let root = manifest.parent().ok_or("`cargo locate-project` named no folder")?;
+    let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current folder: {e}"))?;
+    let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    Ok(vec![match cwd.strip_prefix(&root) {
+        Ok(below) if below.as_os_str().is_empty() => PathBuf::from("."),
+        Ok(below) => below.components().map(|_| "..").collect(),
+        Err(_) => root,
+    }])
 }
 
 /// `explain`: a rule's page, rendered for a terminal unless it goes elsewhere or Markdown is asked.
