@@ -6,7 +6,7 @@ use codespan_reporting::term::{self, termcolor::WriteColor};
 use unicode_width::UnicodeWidthStr;
 
 use super::shortened::{LabelSpan, Layout, Shortened};
-use super::terminal::Width;
+use super::terminal::{Width, wrap_words};
 use crate::diagnostic::Severity;
 use crate::engine::RunResult;
 use crate::words::{count, plural};
@@ -122,36 +122,4 @@ pub fn write_diagnostic(
         None => term::emit(out, &config, &SimpleFile::new(source.display.as_str(), source.text.as_str()), &frame),
     };
     emitted.map_err(std::io::Error::other)
-}
-
-/// Breaks `text` at spaces into lines that fit `columns`: the first starts at column `first`,
-/// the others at `indent`, after `pad` (what the caller adds to reach it). A word wider than the
-/// room stays whole.
-fn wrap_words(text: &str, columns: usize, first: usize, indent: usize, pad: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for (n, paragraph) in text.split('\n').enumerate() {
-        if n > 0 {
-            out.push('\n');
-            out.push_str(pad);
-        }
-        let mut used = if n == 0 { first } else { indent };
-        let mut line_start = true;
-        for word in paragraph.split(' ') {
-            let w = word.width();
-            if !line_start && used + 1 + w > columns {
-                out.push('\n');
-                out.push_str(pad);
-                used = indent;
-                line_start = true;
-            }
-            if !line_start {
-                out.push(' ');
-                used += 1;
-            }
-            out.push_str(word);
-            used += w;
-            line_start = false;
-        }
-    }
-    out
 }

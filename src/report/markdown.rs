@@ -5,6 +5,8 @@
 
 use unicode_width::UnicodeWidthStr;
 
+use super::terminal::{visible_width, wrap_words};
+
 /// Prose is wrapped at most this wide, however wide the screen: long lines are hard to read.
 const MAX_PROSE_COLUMNS: usize = 100;
 
@@ -92,27 +94,9 @@ impl Renderer {
     fn flush(&mut self) {
         let Some(block) = self.block.take() else { return };
         let text = self.inline(&block.text);
-        let mut line = block.first.clone();
-        let mut used = block.first.width();
-        let mut empty = true;
-        for word in text.split(' ').filter(|w| !w.is_empty()) {
-            let width = visible_width(word);
-            if !empty && used + 1 + width > self.columns {
-                self.out.push_str(&line);
-                self.out.push('\n');
-                line = block.hanging.clone();
-                used = block.hanging.width();
-                empty = true;
-            }
-            if !empty {
-                line.push(' ');
-                used += 1;
-            }
-            line.push_str(word);
-            used += width;
-            empty = false;
-        }
-        self.out.push_str(&line);
+        let (first, indent) = (block.first.width(), block.hanging.width());
+        self.out.push_str(&block.first);
+        self.out.push_str(&wrap_words(&text, self.columns, first, indent, &block.hanging));
         self.out.push('\n');
     }
 
@@ -224,17 +208,6 @@ fn link(text: &str) -> Option<(&str, &str, usize)> {
     let end = text[close + 2..].find(')')?;
     let address = &text[close + 2..close + 2 + end];
     (!address.contains(' ')).then_some((label, address, close + 3 + end))
-}
-
-/// Columns a text takes on screen, its colour codes aside.
-fn visible_width(text: &str) -> usize {
-    let mut width = 0;
-    let mut rest = text;
-    while let Some(start) = rest.find('\u{1b}') {
-        width += rest[..start].width();
-        rest = rest[start..].find('m').map_or("", |end| &rest[start + end + 1..]);
-    }
-    width + rest.width()
 }
 
 #[cfg(test)]
