@@ -173,3 +173,14 @@ fn a_bad_tests_level_is_located() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("Cargo.toml:10:9") && stderr.contains("`warn`"), "{stderr}");
 }
+
+#[test]
+fn fix_says_why_a_test_finding_is_left() {
+    let dir = crate_with_tests(None);
+    let out = mcp_lint().current_dir(dir.path()).args(["fix", "--allow-no-vcs", "--diff", "."]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let left: Vec<&str> = stderr.lines().filter(|l| l.starts_with("left: ")).collect();
+    assert_eq!(left.len(), 3, "{stderr}");
+    assert!(left[0].ends_with("(unsafe fix: pass --unsafe-fixes to apply it)"), "{stderr}");
+    assert!(left[1..].iter().all(|l| l.contains("roots-list-changed (no fix in test code: ")), "{stderr}");
+}
