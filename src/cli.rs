@@ -34,6 +34,10 @@ enum Command {
     Explain {
         /// A rule name, e.g. server-roots-request.
         rule: String,
+        /// `text`: rendered for reading (headings, wrapped prose, indented code); `markdown`: the
+        /// page as written. Default: text on a terminal, Markdown into a pipe or a file.
+        #[arg(long, value_enum, value_name = "FORMAT")]
+        format: Option<PageFormat>,
     },
     /// Run the language server on stdin/stdout, for editors (diagnostics and quick fixes as you type).
     Server {
@@ -43,11 +47,30 @@ enum Command {
     },
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum PageFormat {
+    Text,
+    Markdown,
+}
+
+/// What `check` and `fix` read when no path is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DefaultPaths {
+    /// The current folder (`mcp-lint`).
+    CurrentFolder,
+    /// The package the current folder belongs to, as `cargo clippy` checks it (`cargo mcp-lint`).
+    Package,
+}
+
 #[derive(clap::Args)]
 struct CheckArgs {
-    /// Files and folders to check. Folders are walked honouring .gitignore; target/ and .git/ are never read.
+    /// Files and folders to check (default: the current folder; with `cargo mcp-lint`, the package the
+    /// current folder belongs to). Folders are walked honouring .gitignore; target/ and .git/ are never read.
     /// `-` reads standard input (see --stdin-filename).
     paths: Vec<PathBuf>,
+    /// With no paths: the whole cargo workspace the current folder belongs to.
+    #[arg(long, conflicts_with = "paths")]
+    workspace: bool,
     /// The path standard input stands for with `-`: its extension decides Rust or JSON, its folder the
     /// crate, and findings show it.
     #[arg(long, value_name = "PATH")]
@@ -83,8 +106,12 @@ struct CheckArgs {
 
 #[derive(clap::Args)]
 struct FixArgs {
-    /// Files and folders to fix (default: the current folder).
+    /// Files and folders to fix (default: the current folder; with `cargo mcp-lint`, the package the
+    /// current folder belongs to).
     paths: Vec<PathBuf>,
+    /// With no paths: the whole cargo workspace the current folder belongs to.
+    #[arg(long, conflicts_with = "paths")]
+    workspace: bool,
     /// Also apply unsafe fixes (they change behaviour or a public contract, e.g. a tool's input schema).
     #[arg(long)]
     unsafe_fixes: bool,
@@ -119,12 +146,16 @@ struct FixArgs {
 }
 
 pub fn main() -> ExitCode {
-    main_as("mcp-lint", std::env::args_os())
+    main_as("mcp-lint", DefaultPaths::CurrentFolder, std::env::args_os())
 }
 
 /// The CLI under the name it was started as (`cargo mcp-lint` for the cargo subcommand), which usage and
 /// `--help` show; `args` starts with the program's path, as `std::env::args_os` does.
-pub fn main_as(bin_name: &'static str, args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode {
+pub fn main_as(
+    bin_name: &'static str,
+    defaults: DefaultPaths,
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> ExitCode {
     let parsed = Cli::command()
         .bin_name(bin_name)
         .try_get_matches_from(args)
@@ -137,8 +168,25 @@ pub fn main_as(bin_name: &'static str, args: impl IntoIterator<Item = std::ffi::
         }
     };
     match cli.command {
-        Command::Check(args) => check(args),
-        Command::Fix(args) => crate::fix::cli::run(args.into()),
+        Command::Check(mut args) => {
+            let stdin = args.paths.iter().any(|p| p.as_os_str() == "-") || args.stdin_filename.is_some();
+            if args.paths.is_empty() && !stdin {
+                match default_paths(defaults, args.workspace) {
+                    Ok(paths) => args.paths = paths,
+                    Err(e) => return usage_error(&e),
+                }
+            }
+            check(args)
+        }
+        Command::Fix(mut args) => {
+            if args.paths.is_empty() {
+                match default_paths(defaults, args.workspace) {
+                    Ok(paths) => args.paths = paths,
+                    Err(e) => return usage_error(&e),
+                }
+            }
+            crate::fix::cli::run(args.into())
+        }
         Command::Rules => {
             let mut out = std::io::stdout().lock();
             for meta in rules::all_meta() {
@@ -147,23 +195,72 @@ pub fn main_as(bin_name: &'static str, args: impl IntoIterator<Item = std::ffi::
             ExitCode::SUCCESS
         }
         Command::Server { stdio: _ } => crate::lsp::run(),
-        Command::Explain { rule } => match rules::all_meta().find(|m| m.name == rule) {
-            Some(meta) => {
-                print!("{}", meta.doc);
-                ExitCode::SUCCESS
-            }
-            None => {
-                eprintln!("error: unknown rule `{rule}`; `mcp-lint rules` lists them");
-                ExitCode::from(2)
-            }
-        },
+        Command::Explain { rule, format } => explain(&rule, format),
     }
+}
+
+fn usage_error(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(2)
+}
+
+/// The paths to read when none is given: the current folder, or the folder of the package (or
+/// with `--workspace`, the workspace) it belongs to, as `cargo locate-project` finds it, spelt
+/// relative to the current folder so findings show paths as `cargo clippy` does.
+fn default_paths(defaults: DefaultPaths, workspace: bool) -> Result<Vec<PathBuf>, String> {
+    if defaults == DefaultPaths::CurrentFolder && !workspace {
+        return Ok(vec![PathBuf::from(".")]);
+    }
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut locate = std::process::Command::new(&cargo);
+    locate.args(["locate-project", "--message-format", "plain"]);
+    if workspace {
+        locate.arg("--workspace");
+    }
+    let out = locate.output().map_err(|e| {
+        format!("cannot run `{} locate-project` to find the package: {e}; name the paths to check", cargo.display())
+    })?;
+    if !out.status.success() {
+        let why = String::from_utf8_lossy(&out.stderr);
+        let why = why.trim().trim_start_matches("error: ");
+        return Err(format!("{why}; name the paths to check"));
+    }
+    let manifest = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    let root = manifest.parent().ok_or("`cargo locate-project` named no folder")?;
+    let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current folder: {e}"))?;
+    let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    Ok(vec![match cwd.strip_prefix(&root) {
+        Ok(below) if below.as_os_str().is_empty() => PathBuf::from("."),
+        Ok(below) => below.components().map(|_| "..").collect(),
+        Err(_) => root,
+    }])
+}
+
+/// `explain`: a rule's page, rendered for a terminal unless it goes elsewhere or Markdown is asked.
+fn explain(rule: &str, format: Option<PageFormat>) -> ExitCode {
+    let Some(meta) = rules::all_meta().find(|m| m.name == rule) else {
+        let hint = crate::words::hint(rule, rules::all_meta().map(|m| m.name), "; `mcp-lint rules` lists them");
+        eprintln!("error: unknown rule `{rule}`{hint}");
+        return ExitCode::from(2);
+    };
+    let on_terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let page = match format.unwrap_or(if on_terminal { PageFormat::Text } else { PageFormat::Markdown }) {
+        PageFormat::Markdown => meta.doc.to_owned(),
+        PageFormat::Text => {
+            let color = report::terminal::stdout_color(report::terminal::ColorWhen::Auto);
+            report::markdown::to_terminal(meta.doc, report::terminal::Width::of_stdout().columns, color)
+        }
+    };
+    // A closed pipe (`explain x | head`) is not an error.
+    let _ = std::io::stdout().lock().write_all(page.as_bytes());
+    ExitCode::SUCCESS
 }
 
 pub(crate) fn selected_rules(select: &[String], ignore: &[String]) -> Result<Vec<&'static dyn Rule>, String> {
     for name in select.iter().chain(ignore) {
         if crate::config::configurable_rule(name).is_none() {
-            return Err(format!("unknown rule `{name}`; `mcp-lint rules` lists them"));
+            return Err(crate::config::unknown_rule(name, ""));
         }
     }
     Ok(rules::ALL
@@ -254,16 +351,14 @@ fn check(args: CheckArgs) -> ExitCode {
         let checked = result.checked.clone();
         let applied = baseline.apply(&mut result, &checked, &judged);
         if applied.known > 0 && !args.output.quiet {
-            eprintln!("note: {} finding(s) already in the baseline were not reported", applied.known);
+            let (n, were) = (applied.known, if applied.known == 1 { "was" } else { "were" });
+            eprintln!("note: {} already in the baseline {were} not reported", crate::words::count(n, "finding"));
         }
     }
-    // The roots codemod's rewrites and reasons on the findings, in every format that shows
-    // findings (`--statistics` alone only counts them). Only rmcp crates with a `list_roots()`
-    // finding are planned.
-    let shown = !args.output.statistics || args.output.output_file.is_some();
-    if shown {
-        crate::fix::codemod::visible::attach(&mut result, &opts);
-    }
+    // The roots codemod's rewrites and reasons on the findings, in every format, `--statistics`
+    // too: it counts the fixes the report shows. Only rmcp crates with a `list_roots()` finding
+    // are planned.
+    crate::fix::codemod::visible::attach(&mut result, &opts);
     report::output::finish(&args.output, &result)
 }
 
@@ -274,7 +369,8 @@ fn write_baseline(file: &std::path::Path, result: &engine::RunResult) -> ExitCod
     }
     match crate::baseline::write(file, result) {
         Ok(n) => {
-            eprintln!("wrote {n} finding(s) to the baseline {}", crate::discover::display_path(file));
+            let shown = crate::discover::display_path(file);
+            eprintln!("wrote {} to the baseline {shown}", crate::words::count(n, "finding"));
             if result.unreadable.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(2) }
         }
         Err(e) => {

@@ -5,7 +5,8 @@
 //!
 //! Keys: `select`, `ignore` (rule lists), `exclude` (globs), `era`, `roots-to` (the roots codemod's
 //! migration, `"param"` or `"config"`; `fix --roots-to` overrides it), `[severity]` (per rule:
-//! `"error"`, `"warning"` or `"off"`), `[per-path-ignores]` (glob → rules). An unknown key, rule,
+//! `"error"`, `"warning"` or `"off"`), `tests` (the same levels for every finding in test code),
+//! `[per-path-ignores]` (glob → rules). An unknown key, rule,
 //! severity, era or a bad glob is an error that names the file, line and column (exit code 2),
 //! reported once per file.
 
@@ -42,6 +43,7 @@ struct RawConfig {
     per_path_ignores: BTreeMap<Spanned<String>, Vec<Spanned<String>>>,
     era: Option<Spanned<String>>,
     roots_to: Option<Spanned<String>>,
+    tests: Option<Spanned<Level>>,
 }
 
 /// Which migration the roots codemod gives every roots use of a run (`fix --roots-to`, `roots-to`
@@ -122,6 +124,9 @@ pub struct Config {
     pub era: Option<Era>,
     /// `roots-to`: the roots codemod's migration, when the configuration forces one.
     pub roots_to: Option<RootsTo>,
+    /// `tests`: the level of every finding in test code, over `[severity]`; `None` keeps each
+    /// finding's own.
+    pub tests: Option<Level>,
 }
 
 /// A configuration file that cannot be used: where, and what is wrong.
@@ -154,6 +159,16 @@ pub fn shown_path(path: &Path) -> String {
 pub fn configurable_rule(name: &str) -> Option<&'static str> {
     rules::ALL.iter().map(|r| r.meta().name).chain([rules::UNUSED_SUPPRESSION.name]).find(|n| *n == name)
 }
+
+/// "unknown rule `x`" with what was probably meant, else where to find the names; `place` says
+/// where it was written (` in `ignore``), or is empty.
+pub fn unknown_rule(name: &str, place: &str) -> String {
+    let hint = crate::words::hint(name, configurable_rules(), "; `mcp-lint rules` lists them");
+    format!("unknown rule `{name}`{place}{hint}")
+}
+
+/// The keys a configuration table may have (`RawConfig`'s), for "did you mean".
+const KEYS: &[&str] = &["select", "ignore", "severity", "exclude", "per-path-ignores", "era", "roots-to", "tests"];
 
 fn configurable_rules() -> impl Iterator<Item = &'static str> {
     rules::ALL.iter().map(|r| r.meta().name).chain([rules::UNUSED_SUPPRESSION.name])
@@ -193,9 +208,8 @@ impl Config {
             message,
         };
         let rule = |name: &Spanned<String>, key: &str| {
-            configurable_rule(name.get_ref()).ok_or_else(|| {
-                err(name.span(), format!("unknown rule `{}` in `{key}`; `mcp-lint rules` lists them", name.get_ref()))
-            })
+            configurable_rule(name.get_ref())
+                .ok_or_else(|| err(name.span(), unknown_rule(name.get_ref(), &format!(" in `{key}`"))))
         };
         let rule_list = |names: &[Spanned<String>], key: &str| names.iter().map(|n| rule(n, key)).collect();
         let select: Option<Vec<&'static str>> = raw.select.as_deref().map(|s| rule_list(s, "select")).transpose()?;
@@ -222,13 +236,21 @@ impl Config {
         let era = match &raw.era {
             None => None,
             Some(e) => Some(Era::from_config(e.get_ref()).ok_or_else(|| {
-                err(e.span(), format!("unknown era `{}`; expected \"2026-07-28\", \"dual\" or \"legacy\"", e.get_ref()))
+                let hint = crate::words::hint(e.get_ref(), ["2026-07-28", "dual", "legacy"], "");
+                err(
+                    e.span(),
+                    format!("unknown era `{}`; expected \"2026-07-28\", \"dual\" or \"legacy\"{hint}", e.get_ref()),
+                )
             })?),
         };
         let roots_to = match &raw.roots_to {
             None => None,
             Some(r) => Some(RootsTo::parse(r.get_ref()).ok_or_else(|| {
-                err(r.span(), format!("unknown roots-to `{}`; expected \"param\", \"config\" or \"mrtr\"", r.get_ref()))
+                let hint = crate::words::hint(r.get_ref(), ["param", "config", "mrtr"], "");
+                err(
+                    r.span(),
+                    format!("unknown roots-to `{}`; expected \"param\", \"config\" or \"mrtr\"{hint}", r.get_ref()),
+                )
             })?),
         };
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -243,6 +265,7 @@ impl Config {
             per_path_ignores,
             era,
             roots_to,
+            tests: raw.tests.map(|t| *t.get_ref()),
         })
     }
 
@@ -308,10 +331,22 @@ fn read(path: &Path) -> Result<String, ConfigError> {
 }
 
 fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> ConfigError {
+    let mut message = e.message().trim().to_owned();
+    // serde's "unknown field `exlcude`, expected one of …" and "unknown variant `warn`, expected
+    // one of …": say which one was meant.
+    let unknown = ["unknown field `", "unknown variant `"]
+        .iter()
+        .find_map(|p| message.strip_prefix(p))
+        .and_then(|rest| rest.split_once('`'))
+        .map(|(name, _)| name.to_owned());
+    if let Some(name) = unknown {
+        let candidates = if message.starts_with("unknown field") { KEYS } else { &["error", "warning", "off"][..] };
+        message.push_str(&crate::words::hint(&name, candidates.iter().copied(), ""));
+    }
     ConfigError {
         path: path.to_path_buf(),
         at: e.span().map(|s| LineIndex::new(text).line_col(text, s.start)),
-        message: e.message().trim().to_owned(),
+        message,
     }
 }
 
@@ -364,7 +399,7 @@ impl Settings {
             configurable_rule(n).ok_or_else(|| ConfigError {
                 path: PathBuf::from("<command line>"),
                 at: None,
-                message: format!("unknown rule `{n}`; `mcp-lint rules` lists them"),
+                message: unknown_rule(n, ""),
             })
         };
         let cli_select = if cli.select.is_empty() {
@@ -467,6 +502,7 @@ impl Settings {
         FileSettings {
             enabled,
             severity,
+            tests: config.as_ref().and_then(|c| c.tests),
             era: config.as_ref().and_then(|c| c.era),
             config: config.map(|c| c.path.clone()),
         }
@@ -556,6 +592,8 @@ impl Settings {
 pub struct FileSettings {
     enabled: Vec<&'static str>,
     severity: Vec<(&'static str, Severity)>,
+    /// `tests`: the level of findings in test code, when configured.
+    tests: Option<Level>,
     /// The era the configuration sets, if any.
     pub era: Option<Era>,
     /// The configuration file that applies, if any.
@@ -565,7 +603,13 @@ pub struct FileSettings {
 impl Default for FileSettings {
     /// Every rule on, default severities.
     fn default() -> Self {
-        FileSettings { enabled: configurable_rules().collect(), severity: Vec::new(), era: None, config: None }
+        FileSettings {
+            enabled: configurable_rules().collect(),
+            severity: Vec::new(),
+            tests: None,
+            era: None,
+            config: None,
+        }
     }
 }
 
@@ -595,6 +639,20 @@ impl FileSettings {
     /// A rule's severity for this file: as configured, else what the rule and context decided.
     pub fn severity(&self, rule: &str, decided: Severity) -> Severity {
         self.severity.iter().find(|(r, _)| *r == rule).map_or(decided, |(_, s)| *s)
+    }
+
+    /// The severity of a finding in test code: `tests` when it sets one, else `decided`.
+    pub fn test_severity(&self, decided: Severity) -> Severity {
+        match self.tests {
+            Some(Level::Error) => Severity::Error,
+            Some(Level::Warning) => Severity::Warning,
+            Some(Level::Off) | None => decided,
+        }
+    }
+
+    /// Whether `tests = "off"` drops every finding in test code.
+    pub fn tests_off(&self) -> bool {
+        self.tests == Some(Level::Off)
     }
 }
 
@@ -628,6 +686,19 @@ mod tests {
         assert!(e.message.contains("unknown variant `warn`"), "{e}");
         let path = write(dir.path(), "mcp-lint.toml", "era = \"2099\"\n");
         assert!(Config::load(&path).unwrap_err().message.contains("unknown era"));
+    }
+
+    /// "did you mean" offers only keys the table has, and every one of them.
+    #[test]
+    fn the_suggested_keys_are_the_tables() {
+        for key in KEYS {
+            let e = toml::from_str::<RawConfig>(&format!("{key} = 0")).err().map(|e| e.message().to_owned());
+            assert!(!e.unwrap_or_default().contains("unknown field"), "{key}");
+        }
+        let e = toml::from_str::<RawConfig>("no-such-key = 0").err().unwrap();
+        for key in KEYS {
+            assert!(e.message().contains(&format!("`{key}`")), "{key} missing from KEYS' table: {}", e.message());
+        }
     }
 
     #[test]

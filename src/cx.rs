@@ -265,6 +265,7 @@ fn finding(
         fix: None,
         fix_elsewhere: Vec::new(),
         note: None,
+        in_test: false,
     }
 }
 

@@ -88,7 +88,17 @@ pub struct Diagnostic {
     /// Why there is no automatic fix, when a fixer looked and declined (the roots codemod's
     /// reason); shown beside the help.
     pub note: Option<String>,
+    /// The finding is in test code (`rust::test_code`: `#[cfg(test)]`, `#[test]`, a crate's
+    /// `tests/` or `benches/`); set by the engine once the file's rules ran.
+    pub in_test: bool,
 }
+
+/// Why a finding in test code has no fix where the same code elsewhere gets one.
+pub const NO_FIX_IN_TEST: &str = "no fix in test code: a test often builds this on purpose (to check that it is \
+     handled or rejected), so change it by hand if it should go";
+
+/// What messages shown to people add to a finding in test code (JSON has `in_test` instead).
+pub const TEST_CODE_MARK: &str = " (test code)";
 
 /// A fix's edits in one file, byte ranges of that file as read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,6 +129,21 @@ impl Diagnostic {
     pub fn fix_opt(&mut self, fix: Option<Fix>) -> &mut Self {
         self.fix = fix;
         self
+    }
+
+    /// A fix, or the reason there is none here (shown as the finding's note).
+    pub fn fix_or_why(&mut self, fix: Result<Fix, &str>) -> &mut Self {
+        match fix {
+            Ok(fix) => self.fix = Some(fix),
+            Err(why) => self.note = Some(why.to_owned()),
+        }
+        self
+    }
+
+    /// The message as people read it (code frames, annotations, editors): a finding in test code
+    /// says so.
+    pub fn shown_message(&self) -> std::borrow::Cow<'_, str> {
+        if self.in_test { format!("{}{TEST_CODE_MARK}", self.message).into() } else { self.message.as_str().into() }
     }
 }
 

@@ -18,6 +18,7 @@ use crate::model::{CrateModel, FileFacts};
 use crate::prefilter::{Prefilter, Scan};
 use crate::rules::{self, Rule};
 use crate::rust::recover::parse_rust_recovering;
+use crate::rust::test_code::TestCode;
 use crate::rust::visitor::RuleVisitor;
 use crate::source::{FileKind, SourceFile};
 use crate::suppress::{self, Extents, Suppressions};
@@ -109,7 +110,7 @@ struct PendingFile {
     crate_key: PathBuf,
     diagnostics: Vec<Diagnostic>,
     suppressions: Suppressions,
-    extents: Extents,
+    regions: Regions,
     settings: FileSettings,
     facts: FileFacts,
     /// The rules using the model that the file's words selected.
@@ -401,7 +402,7 @@ fn check_scanned(
     let file = SourceFile::new(path.to_path_buf(), shown.to_owned(), text);
     let parsed = !active.is_empty();
     let diagnostics = if !parsed {
-        finish(&file, Vec::new(), &suppressions, &Extents::new(), &settings)
+        finish(&file, Vec::new(), &suppressions, &Regions::default(), &settings)
     } else if !model_rules.is_empty() && file.kind() == FileKind::Rust {
         // The file feeds its crate's model: finished with the crate (`finish_crates`).
         let (crate_key, module) = contexts.crate_and_module(path);
@@ -410,7 +411,7 @@ fn check_scanned(
             roots_in_crate: contexts.has_roots_words(path),
             retries_in_crate: contexts.crate_selects(path, crate::model::retries::RULE),
         };
-        let (diagnostics, extents, facts) = analyse_file(&file, &crate_ctx, &active, role, &suppressions, Some(feed));
+        let (diagnostics, regions, facts) = analyse_file(&file, &crate_ctx, &active, role, &suppressions, Some(feed));
         match facts {
             Some(facts) => {
                 let pending = PendingFile {
@@ -419,14 +420,14 @@ fn check_scanned(
                     crate_key,
                     diagnostics,
                     suppressions,
-                    extents,
+                    regions,
                     settings,
                     facts,
                     model_rules,
                 };
                 return Outcome::Pending(Box::new(pending));
             }
-            None => finish(&file, diagnostics, &suppressions, &extents, &settings),
+            None => finish(&file, diagnostics, &suppressions, &regions, &settings),
         }
     } else {
         analyse(&file, &crate_ctx, &active, role, &settings, &suppressions)
@@ -495,13 +496,13 @@ fn analyse(
         roots_in_crate: true,
         retries_in_crate: true,
     });
-    let (mut diagnostics, extents, facts) = analyse_file(file, crate_ctx, rules, role, suppressions, feed);
+    let (mut diagnostics, regions, facts) = analyse_file(file, crate_ctx, rules, role, suppressions, feed);
     if let Some(facts) = facts {
         let model = CrateModel::new(vec![facts]);
         let found = run_crate_rules(&model_rules, &model, vec![CrateFile { file, crate_ctx }]);
         diagnostics.extend(found.into_iter().map(|(_, d)| d));
     }
-    finish(file, diagnostics, suppressions, &extents, settings)
+    finish(file, diagnostics, suppressions, &regions, settings)
 }
 
 /// What a file that feeds its crate's model needs to know of the crate.
@@ -523,13 +524,13 @@ fn analyse_file(
     role: crate::context::Role,
     suppressions: &Suppressions,
     feed: Option<ModelFeed>,
-) -> (Vec<Diagnostic>, Extents, Option<FileFacts>) {
+) -> (Vec<Diagnostic>, Regions, Option<FileFacts>) {
     let anchors = suppressions.anchors();
     match file.kind() {
         FileKind::Rust => check_rust(file, crate_ctx, rules, role, &anchors, feed),
         kind => {
             let (diagnostics, extents) = check_json(file, crate_ctx, rules, kind, &anchors);
-            (diagnostics, extents, None)
+            (diagnostics, Regions { extents, test_code: TestCode::default() }, None)
         }
     }
 }
@@ -570,7 +571,7 @@ fn finish_crate(mut files: Vec<PendingFile>) -> Vec<FileReport> {
     files
         .into_iter()
         .filter_map(|p| {
-            let diagnostics = finish(&p.file, p.diagnostics, &p.suppressions, &p.extents, &p.settings);
+            let diagnostics = finish(&p.file, p.diagnostics, &p.suppressions, &p.regions, &p.settings);
             report_of(p.file, p.crate_ctx, diagnostics)
         })
         .collect()
@@ -588,20 +589,35 @@ fn run_crate_rules(
     cx.diagnostics
 }
 
-/// After a file's rules ran: configuration (rules off, severities), then suppression comments,
-/// then a deterministic order.
+/// What a file's parse tells `finish`: the lines own-line suppressions cover, and its test code.
+#[derive(Default)]
+struct Regions {
+    extents: Extents,
+    test_code: TestCode,
+}
+
+/// After a file's rules ran: findings in test code marked, configuration (rules off, severities,
+/// the `tests` level), then suppression comments, then a deterministic order.
 fn finish(
     file: &SourceFile,
     mut diagnostics: Vec<Diagnostic>,
     suppressions: &Suppressions,
-    extents: &Extents,
+    regions: &Regions,
     settings: &FileSettings,
 ) -> Vec<Diagnostic> {
     diagnostics.retain(|d| settings.enables(d.rule));
     for d in &mut diagnostics {
+        d.in_test = d.rule != rules::PARSE_ERROR.name && regions.test_code.contains(&d.range);
         d.severity = settings.severity(d.rule, d.severity);
+        if d.in_test {
+            d.severity = settings.test_severity(d.severity);
+        }
     }
-    let mut diagnostics = suppressions.apply(file, diagnostics, extents, settings);
+    let mut diagnostics = suppressions.apply(file, diagnostics, &regions.extents, settings);
+    // `tests = "off"`: dropped once suppressions were judged, so one that names them is used.
+    if settings.tests_off() {
+        diagnostics.retain(|d| !d.in_test);
+    }
     diagnostics.sort_by(|a, b| (a.range.start, a.range.end, a.rule).cmp(&(b.range.start, b.range.end, b.rule)));
     // One finding per rule and range: a crate rule may see what the same rule's per-file walk saw
     // (the stable sort keeps the per-file one, reported first).
@@ -630,6 +646,7 @@ fn parse_error(range: std::ops::Range<usize>, message: String) -> Diagnostic {
         fix: None,
         fix_elsewhere: Vec::new(),
         note: None,
+        in_test: false,
     }
 }
 
@@ -646,12 +663,12 @@ fn check_rust(
     role: crate::context::Role,
     anchors: &[usize],
     feed: Option<ModelFeed>,
-) -> (Vec<Diagnostic>, Extents, Option<FileFacts>) {
+) -> (Vec<Diagnostic>, Regions, Option<FileFacts>) {
     // A file with a syntax error keeps the findings of the items that parse (`recover`).
     let recovered = parse_rust_recovering(&file.text);
     let mut diagnostics: Vec<Diagnostic> =
         recovered.failures.into_iter().map(|f| rust_parse_error(f.range, f.message)).collect();
-    let mut extents = Extents::new();
+    let mut regions = Regions::default();
     let mut facts = None;
     if let Some(parsed) = recovered.parsed {
         let mut cx = Cx::new(file, crate_ctx, Origin::Rust);
@@ -659,16 +676,18 @@ fn check_rust(
         cx.file_role = role;
         RuleVisitor::new(&mut cx, rules).run(&parsed.file);
         // What own-line suppressions cover, from the same tree (no second parse).
-        extents = suppress::rust_extents(&parsed.file, parsed.base, anchors);
+        regions.extents = suppress::rust_extents(&parsed.file, parsed.base, anchors);
         // The crate model's facts, from the same tree too, while its spans exist.
         facts = feed.map(|f| {
             crate::model::extract::file_facts(&cx, &parsed.file, f.module, f.roots_in_crate, f.retries_in_crate)
         });
         diagnostics.append(&mut cx.diagnostics);
+        // With the tests nested in bodies the visit found.
+        regions.test_code = std::mem::take(&mut cx.test_code);
     }
     // Spans live in a thread-local map that only grows; this file's are no longer needed.
     proc_macro2::extra::invalidate_current_thread_spans();
-    (diagnostics, extents, facts)
+    (diagnostics, regions, facts)
 }
 
 fn check_json(

@@ -24,3 +24,4 @@ pub mod rules;
 pub mod rust;
 pub mod source;
 pub mod suppress;
+pub mod words;

@@ -214,6 +214,7 @@ fn unused_finding(
         fix: None,
         fix_elsewhere: Vec::new(),
         note: None,
+        in_test: false,
     };
     if directive.malformed {
         finding.message = format!(
@@ -248,7 +249,16 @@ fn unused_finding(
     if !unknown.is_empty() {
         let s = if unknown.len() == 1 { "" } else { "s" };
         parts.push(format!("unknown rule{s} {} in a suppression", quoted(&unknown)));
-        finding.help = Some("check the name: `mcp-lint rules` lists the rules".into());
+        let meant: Vec<String> = unknown
+            .iter()
+            .filter_map(|n| crate::words::closest(n, rules::ALL.iter().map(|r| r.meta().name)).map(|c| (n, c)))
+            .map(|(n, c)| format!("`{c}` for `{n}`"))
+            .collect();
+        finding.help = Some(if meant.is_empty() {
+            "check the name: `mcp-lint rules` lists the rules".into()
+        } else {
+            format!("did you mean {}? `mcp-lint rules` lists the rules", meant.join(", "))
+        });
     }
     if !unsuppressible.is_empty() {
         parts.push(format!("{} cannot be suppressed by a comment", quoted(&unsuppressible)));

@@ -65,7 +65,7 @@ fn round_trip_survives_unrelated_edits_and_reports_only_new_findings() {
     assert!(entries.iter().all(|e| e["rule"] == "server-roots-request" && e["path"] == "src/tools.rs"));
     let (code, lines, stderr) = check_with_baseline(d, "mcp-lint-baseline.json");
     assert_eq!((code, lines), (0, vec![]));
-    assert!(stderr.contains("2 finding(s) already in the baseline were not reported"), "{stderr}");
+    assert!(stderr.contains("2 findings already in the baseline were not reported"), "{stderr}");
 
     // Lines inserted above, an unrelated line changed: nothing new.
     let edited = server(&[A, "let unrelated = 2; // changed", B]).replacen(

@@ -56,7 +56,7 @@ fn fixes_json_and_rust_then_is_a_no_op() {
     let dir = repo(&[("client-capabilities.json", CAPS), ("src/client.rs", CLIENT)]);
     // Roots stay declared (deprecated, but only a person can decide to drop them): reported as left.
     mcp_lint(dir.path()).args(["fix", "."]).assert().code(1).stderr(
-        predicate::str::contains("fixed 2 finding(s) in 2 file(s)")
+        predicate::str::contains("fixed 2 findings in 2 files")
             .and(predicate::str::contains("left: client-capabilities.json:3:"))
             .and(predicate::str::contains("deprecated-feature (no automatic fix; needs a person)")),
     );
@@ -70,7 +70,7 @@ fn fixes_json_and_rust_then_is_a_no_op() {
     syn::parse_file(&rust).unwrap();
 
     git(dir.path(), &["commit", "-qam", "fixed"]);
-    mcp_lint(dir.path()).args(["fix", "."]).assert().code(1).stderr(predicate::str::contains("fixed 0 finding(s)"));
+    mcp_lint(dir.path()).args(["fix", "."]).assert().code(1).stderr(predicate::str::contains("fixed 0 findings"));
     mcp_lint(dir.path()).args(["check", "--select", "roots-list-changed", "."]).assert().code(0);
 }
 

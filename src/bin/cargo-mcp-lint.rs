@@ -9,5 +9,5 @@ fn main() -> std::process::ExitCode {
     if args.get(1).is_some_and(|arg| arg == "mcp-lint") {
         args.remove(1);
     }
-    mcp_lint::cli::main_as("cargo mcp-lint", args)
+    mcp_lint::cli::main_as("cargo mcp-lint", mcp_lint::cli::DefaultPaths::Package, args)
 }

@@ -90,7 +90,7 @@ impl CrateFiles {
 
         let suppressions = Suppressions::scan(&file.text, file.kind());
         let feed = ModelFeed { module, roots_in_crate, retries_in_crate };
-        let (mut diagnostics, extents, facts) = analyse_file(file, crate_ctx, rules, role, &suppressions, Some(feed));
+        let (mut diagnostics, regions, facts) = analyse_file(file, crate_ctx, rules, role, &suppressions, Some(feed));
         if let Some(facts) = facts {
             // The model's files in path order, as `finish_crate` has them.
             let mut files: Vec<(FileFacts, &SourceFile, &CrateContext)> = others
@@ -107,7 +107,7 @@ impl CrateFiles {
             let found = run_crate_rules(&model_rules, &model, cx_files);
             diagnostics.extend(found.into_iter().filter(|(index, _)| *index == this).map(|(_, d)| d));
         }
-        finish(file, diagnostics, &suppressions, &extents, file_settings)
+        finish(file, diagnostics, &suppressions, &regions, file_settings)
     }
 }
 

@@ -163,7 +163,8 @@ fn print_summary(files: &[FileFix], wrote: bool) -> usize {
     let total: usize = fixed.values().sum();
     let files_changed = files.iter().filter(|f| f.changed()).count();
     let verb = if wrote { "fixed" } else { "would fix" };
-    eprintln!("{verb} {total} finding(s) in {files_changed} file(s)");
+    let (findings, changed) = (crate::words::count(total, "finding"), crate::words::count(files_changed, "file"));
+    eprintln!("{verb} {findings} in {changed}");
     for (rule, n) in &fixed {
         eprintln!("  {rule}: {n}");
     }

@@ -148,6 +148,8 @@ pub fn fix_text_with(
         .into_iter()
         .map(|d| {
             let why = match &d.fix {
+                // The rule's own reason, when it gave one ("no fix in test code: …").
+                None if d.note.is_some() => d.note.as_deref().unwrap_or_default(),
                 None => "no automatic fix; needs a person",
                 Some(f) if f.applicability == Applicability::Unsafe && mode == Mode::Safe => {
                     "unsafe fix: pass --unsafe-fixes to apply it"
@@ -156,8 +158,9 @@ pub fn fix_text_with(
                 Some(_) if syntax_error => "not fixed: the file has a syntax error",
                 Some(_) if dropped.is_some() => "its fix was dropped: the result did not parse",
                 Some(_) => "its fix did not converge within the pass limit",
-            };
-            (d, why.to_owned())
+            }
+            .to_owned();
+            (d, why)
         })
         .collect();
     FileFix { path, display, original, fixed: text, applied, remaining, dropped }

@@ -30,10 +30,13 @@ pub fn diagnostic(d: &Diagnostic, uri: &Uri, doc: &Document) -> lsp_types::Diagn
             message: label.message.clone(),
         })
         .collect();
-    let message = match &d.help {
-        Some(help) => format!("{}\nhelp: {help}", d.message),
-        None => d.message.clone(),
-    };
+    let mut message = d.shown_message().into_owned();
+    if let Some(help) = &d.help {
+        message.push_str(&format!("\nhelp: {help}"));
+    }
+    if let Some(note) = &d.note {
+        message.push_str(&format!("\nnote: {note}"));
+    }
     lsp_types::Diagnostic {
         range: range(&d.range),
         severity: Some(match d.severity {
@@ -197,6 +200,7 @@ mod tests {
             }),
             fix_elsewhere: Vec::new(),
             note: None,
+            in_test: false,
         };
         let uri: Uri = "file:///a.rs".parse().unwrap();
         let lsp = diagnostic(&d, &uri, &doc);
@@ -207,6 +211,8 @@ mod tests {
         assert_eq!(lsp.source.as_deref(), Some("mcp-lint"));
         assert_eq!(lsp.message, "m\nhelp: h");
         assert_eq!(lsp.related_information.unwrap()[0].message, "here");
+        let in_test = Diagnostic { in_test: true, note: Some("n".into()), ..d.clone() };
+        assert_eq!(diagnostic(&in_test, &uri, &doc).message, "m (test code)\nhelp: h\nnote: n");
 
         let action = quick_fix(&d, &uri, &doc, true).unwrap();
         assert_eq!(action.title, "t (unsafe)");

@@ -53,12 +53,15 @@ pub fn message(file: &SourceFile, d: &Diagnostic) -> Value {
             .collect();
         children.push(child("help", &format!("{} ({} fix)", fix.title, fix.applicability.as_str()), spans));
     }
+    if let Some(note) = &d.note {
+        children.push(child("note", note, Vec::new()));
+    }
     let mut rendered = NoColor::new(Vec::new());
     // Rendering into memory cannot fail; an empty `rendered` is better than no record.
     let _ = super::human::write_diagnostic(&mut rendered, file, d, None);
     json!({
         "$message_type": "diagnostic",
-        "message": d.message,
+        "message": d.shown_message(),
         "code": {"code": format!("mcp_lint::{}", d.rule), "explanation": null},
         "level": match d.severity {
             Severity::Error => "error",

@@ -26,13 +26,17 @@ pub fn write(out: &mut dyn Write, result: &RunResult) -> std::io::Result<()> {
         properties.push(("title", format!("mcp-lint ({})", d.rule)));
         let properties: Vec<String> =
             properties.iter().map(|(key, value)| format!("{key}={}", escape_property(value))).collect();
-        let mut message = d.message.clone();
+        let mut message = d.shown_message().into_owned();
         if let Some(help) = &d.help {
             message.push_str("\nhelp: ");
             message.push_str(help);
         }
         if let Some(fix) = &d.fix {
             message.push_str(&format!("\nfix ({}): {}", fix.applicability.as_str(), fix.title));
+        }
+        if let Some(note) = &d.note {
+            message.push_str("\nnote: ");
+            message.push_str(note);
         }
         writeln!(out, "::{command} {}::{}", properties.join(","), escape_data(&message))?;
     }

@@ -6,9 +6,10 @@ use codespan_reporting::term::{self, termcolor::WriteColor};
 use unicode_width::UnicodeWidthStr;
 
 use super::shortened::{LabelSpan, Layout, Shortened};
-use super::terminal::Width;
+use super::terminal::{Width, wrap_words};
 use crate::diagnostic::Severity;
 use crate::engine::RunResult;
+use crate::words::{count, plural};
 
 pub fn write(out: &mut dyn WriteColor, result: &RunResult, width: Width) -> std::io::Result<()> {
     write_findings(out, result, width)?;
@@ -29,7 +30,10 @@ pub fn write(out: &mut dyn WriteColor, result: &RunResult, width: Width) -> std:
     });
     let files = result.reports.len();
     if errors + warnings == 0 {
-        writeln!(out, "mcp-lint: no findings ({})", checked(result))?;
+        // A path that could not be read was not checked: "no findings" would claim it was.
+        if result.unreadable.is_empty() {
+            writeln!(out, "mcp-lint: no findings ({})", checked(result))?;
+        }
     } else {
         writeln!(
             out,
@@ -45,11 +49,7 @@ pub fn write(out: &mut dyn WriteColor, result: &RunResult, width: Width) -> std:
 
 /// How much was read and how much of it needed parsing (the rest had no word any rule needs).
 fn checked(result: &RunResult) -> String {
-    format!("{} files checked, {} parsed", result.files_scanned, result.files_parsed)
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 { word.to_owned() } else { format!("{word}s") }
+    format!("{} checked, {} parsed", count(result.files_scanned, "file"), result.files_parsed)
 }
 
 /// Only the code frames (what `--quiet` prints): no era notes, no summary line.
@@ -79,7 +79,7 @@ pub fn write_diagnostic(
         Severity::Warning => ("warning", Frame::warning()),
     };
     let header = severity.len() + d.rule.len() + "[]: ".len();
-    let message = wrap(d.message.clone(), header, 2, "  ");
+    let message = wrap(d.shown_message().into_owned(), header, 2, "  ");
     let mut notes = Vec::new();
     if let Some(help) = &d.help {
         notes.push(format!("help: {help}"));
@@ -122,36 +122,4 @@ pub fn write_diagnostic(
         None => term::emit(out, &config, &SimpleFile::new(source.display.as_str(), source.text.as_str()), &frame),
     };
     emitted.map_err(std::io::Error::other)
-}
-
-/// Breaks `text` at spaces into lines that fit `columns`: the first starts at column `first`,
-/// the others at `indent`, after `pad` (what the caller adds to reach it). A word wider than the
-/// room stays whole.
-fn wrap_words(text: &str, columns: usize, first: usize, indent: usize, pad: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for (n, paragraph) in text.split('\n').enumerate() {
-        if n > 0 {
-            out.push('\n');
-            out.push_str(pad);
-        }
-        let mut used = if n == 0 { first } else { indent };
-        let mut line_start = true;
-        for word in paragraph.split(' ') {
-            let w = word.width();
-            if !line_start && used + 1 + w > columns {
-                out.push('\n');
-                out.push_str(pad);
-                used = indent;
-                line_start = true;
-            }
-            if !line_start {
-                out.push(' ');
-                used += 1;
-            }
-            out.push_str(word);
-            used += w;
-            line_start = false;
-        }
-    }
-    out
 }

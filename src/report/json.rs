@@ -24,6 +24,9 @@ pub struct Finding<'a> {
     era: Era<'a>,
     fix: Option<FixRecord<'a>>,
     help: Option<&'a str>,
+    /// Always written: `true` for a finding in test code (`#[cfg(test)]`, `#[test]`, the
+    /// crate's `tests/` or `benches/`).
+    in_test: bool,
     labels: Vec<LabelRecord<'a>>,
     message: &'a str,
     /// Why there is no automatic fix, when a fixer looked and declined; written only then.
@@ -96,6 +99,7 @@ impl<'a> Finding<'a> {
             era: Era { assumed: report.crate_ctx.era.era.as_str(), reason: &report.crate_ctx.era.reason },
             fix: d.fix.as_ref().map(|f| FixRecord::new(f, &file.display, &d.fix_elsewhere)),
             help: d.help.as_deref(),
+            in_test: d.in_test,
             labels: d.labels.iter().map(|l| LabelRecord::new(file, l)).collect(),
             message: &d.message,
             note: d.note.as_deref(),
@@ -180,6 +184,7 @@ mod tests {
                 edits: vec![Edit::replace(0..0, "y")],
             }],
             note: Some("a note".into()),
+            in_test: true,
         };
         let result = RunResult {
             reports: vec![FileReport {
@@ -192,7 +197,7 @@ mod tests {
         let direct = serde_json::to_string_pretty(&findings(&result)).unwrap();
         let through_value = serde_json::to_value(findings(&result)).unwrap();
         assert_eq!(direct, serde_json::to_string_pretty(&through_value).unwrap());
-        assert!(direct.contains("\"column\": 6"), "{direct}");
+        assert!(direct.contains("\"column\": 6") && direct.contains("\"in_test\": true"), "{direct}");
         assert!(direct.contains("\"path\": \"b.rs\"") && direct.contains("\"note\": \"a note\""), "{direct}");
     }
 }

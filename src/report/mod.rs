@@ -4,6 +4,7 @@ pub mod cargo_json;
 pub mod github;
 pub mod human;
 pub mod json;
+pub mod markdown;
 pub mod output;
 pub mod sarif;
 pub mod shortened;

@@ -114,10 +114,14 @@ fn result_value(
     rule_index: &HashMap<&str, usize>,
     fingerprint: String,
 ) -> Value {
-    let mut text = d.message.clone();
+    let mut text = d.shown_message().into_owned();
     if let Some(help) = &d.help {
         text.push_str("\nhelp: ");
         text.push_str(help);
+    }
+    if let Some(note) = &d.note {
+        text.push_str("\nnote: ");
+        text.push_str(note);
     }
     let mut result = json!({
         "ruleId": d.rule,
@@ -128,6 +132,8 @@ fn result_value(
             "region": region(file, &d.range),
         }}],
         "partialFingerprints": {"primaryLocationLineHash": fingerprint},
+        // Always written, as in `--format json`: a SARIF viewer's filter can rely on it.
+        "properties": {"in_test": d.in_test},
     });
     if let Some(&i) = rule_index.get(d.rule) {
         result["ruleIndex"] = json!(i);

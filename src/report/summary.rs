@@ -9,6 +9,7 @@ use crate::context::CrateContext;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Severity};
 use crate::engine::{FileReport, RunResult};
 use crate::rules;
+use crate::words::plural;
 
 /// What happens to a finding when someone runs `mcp-lint fix`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,11 +90,14 @@ struct Tally {
     safe: usize,
     unsafe_: usize,
     manual: usize,
+    /// Of the findings, those in test code.
+    in_test: usize,
 }
 
 impl Tally {
     fn add(&mut self, d: &Diagnostic, outcomes: &Outcomes) {
         self.findings += 1;
+        self.in_test += usize::from(d.in_test);
         match d.severity {
             Severity::Error => self.errors += 1,
             Severity::Warning => self.warnings += 1,
@@ -126,6 +130,9 @@ pub fn write(out: &mut dyn Write, result: &RunResult) -> std::io::Result<()> {
     )?;
     writeln!(out, "| | findings |\n|---|---:|")?;
     writeln!(out, "| total | {} ({} errors, {} warnings) |", total.findings, total.errors, total.warnings)?;
+    if total.in_test > 0 {
+        writeln!(out, "| of them in test code | {} |", total.in_test)?;
+    }
     writeln!(out, "| fixed by `mcp-lint fix` (safe) | {} |", total.safe)?;
     writeln!(out, "| fixed by `mcp-lint fix --unsafe-fixes` (review the change) | {} |", total.unsafe_)?;
     writeln!(out, "| need a person | {} |", total.manual)?;
@@ -194,7 +201,7 @@ pub fn write(out: &mut dyn Write, result: &RunResult) -> std::io::Result<()> {
         for (report, d) in result.diagnostics() {
             if outcomes.of(d) == Outcome::Manual {
                 let why = d.note.as_deref().map(|n| format!(" ({})", line(n))).unwrap_or_default();
-                writeln!(out, "- [ ] {} `{}`: {}{why}", location(report, d), d.rule, line(&d.message))?;
+                writeln!(out, "- [ ] {} `{}`: {}{why}", location(report, d), d.rule, line(&d.shown_message()))?;
             }
         }
     }
@@ -268,10 +275,6 @@ fn cell(text: &str) -> String {
 fn code(text: &str) -> String {
     let text = cell(text);
     if text.contains('`') { format!("`` {text} ``") } else { format!("`{text}`") }
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 { word.to_owned() } else { format!("{word}s") }
 }
 
 #[cfg(test)]

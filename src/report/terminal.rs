@@ -4,6 +4,8 @@
 use std::ffi::OsString;
 use std::io::IsTerminal;
 
+use unicode_width::UnicodeWidthStr;
+
 /// `--color`: when the human report is coloured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum ColorWhen {
@@ -77,6 +79,49 @@ impl Width {
             .unwrap_or(FALLBACK_COLUMNS);
         Width { columns, wrap_prose: on_terminal.is_some() }
     }
+}
+
+/// Breaks `text` at spaces into lines that fit `columns`: the first starts at column `first`,
+/// the others at `indent`, after `pad` (what the caller adds to reach it). A word wider than the
+/// room stays whole; colour codes in it take no room.
+pub fn wrap_words(text: &str, columns: usize, first: usize, indent: usize, pad: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (n, paragraph) in text.split('\n').enumerate() {
+        if n > 0 {
+            out.push('\n');
+            out.push_str(pad);
+        }
+        let mut used = if n == 0 { first } else { indent };
+        let mut line_start = true;
+        for word in paragraph.split(' ') {
+            let w = visible_width(word);
+            if !line_start && used + 1 + w > columns {
+                out.push('\n');
+                out.push_str(pad);
+                used = indent;
+                line_start = true;
+            }
+            if !line_start {
+                out.push(' ');
+                used += 1;
+            }
+            out.push_str(word);
+            used += w;
+            line_start = false;
+        }
+    }
+    out
+}
+
+/// Columns a text takes on screen, its colour codes (`ESC [ … m`) aside.
+pub fn visible_width(text: &str) -> usize {
+    let mut width = 0;
+    let mut rest = text;
+    while let Some(start) = rest.find('\u{1b}') {
+        width += rest[..start].width();
+        rest = rest[start..].find('m').map_or("", |end| &rest[start + end + 1..]);
+    }
+    width + rest.width()
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use std::ops::Range;
 
 use crate::context::Impact;
 use crate::cx::Cx;
-use crate::diagnostic::{Edit, Fix};
+use crate::diagnostic::{Edit, Fix, NO_FIX_IN_TEST};
 use crate::json::{JsonKind, JsonNode, Step};
 use crate::rules::{FnRef, Rule, RuleMeta};
 use crate::rust::syntax::{chain_link_range, last_ident, method_call_range, path_ends_with};
@@ -78,7 +78,7 @@ impl Rule for RootsListChanged {
                     "declares a removed capability flag",
                 )
                 .help("drop the call: the 2026-07-28 roots capability is `{}` (keep `.enable_roots()` while you still serve roots)")
-                .fix_opt(fix);
+                .fix_or_why(fix);
             }
             "notify_roots_list_changed" | "send_roots_list_changed" => {
                 let range = method_call_range(cx, call);
@@ -126,10 +126,10 @@ impl Rule for RootsListChanged {
                 format!("`list_changed` on `{ty}` declares `roots.listChanged`, which was removed in MCP 2026-07-28");
             let fix = match (declared, field.colon_token.is_some()) {
                 (Declared::Some, true) => {
-                    flag_fix(cx, &range, "set `list_changed` to `None`", vec![Edit::replace(value, "None")])
+                    Some(flag_fix(cx, &range, "set `list_changed` to `None`", vec![Edit::replace(value, "None")]))
                 }
                 (Declared::True, true) => {
-                    flag_fix(cx, &range, "set `list_changed` to `false`", vec![Edit::replace(value, "false")])
+                    Some(flag_fix(cx, &range, "set `list_changed` to `false`", vec![Edit::replace(value, "false")]))
                 }
                 _ => None,
             };
@@ -138,14 +138,17 @@ impl Rule for RootsListChanged {
             // `bool` field's (pmcp, fastmcp). Anything else (a variable, shorthand) is left to a person.
             match (declared, field.colon_token.is_some()) {
                 (Declared::Some, true) => {
-                    d.help("set it to `None`: the 2026-07-28 roots capability is `{}`").fix_opt(fix);
+                    d.help("set it to `None`: the 2026-07-28 roots capability is `{}`");
                 }
                 (Declared::True, true) => {
-                    d.help("set it to `false`: the 2026-07-28 roots capability is `{}`").fix_opt(fix);
+                    d.help("set it to `false`: the 2026-07-28 roots capability is `{}`");
                 }
                 _ => {
                     d.help("stop setting it (`None` or `false`): the 2026-07-28 roots capability is `{}`");
                 }
+            }
+            if let Some(fix) = fix {
+                d.fix_or_why(fix);
             }
         }
     }
@@ -171,15 +174,17 @@ impl Rule for RootsListChanged {
                     if (m.key == "listChanged" || m.key == "list_changed") && m.value.as_bool() == Some(true) {
                         let edits = crate::json::edit::delete_member(cx.file.text.as_str(), node, members, i);
                         let title = format!("remove `{}` from the roots capability", m.key);
-                        let fix = if edits.is_empty() { None } else { flag_fix(cx, &m.range, &title, edits) };
-                        cx.report(
+                        let fix = (!edits.is_empty()).then(|| flag_fix(cx, &m.range, &title, edits));
+                        let d = cx.report(
                             &META,
                             m.range.clone(),
                             format!("`roots.{}` was removed in MCP 2026-07-28: the roots capability is now `{{}}`", m.key),
                             "removed capability flag",
                         )
-                        .help("remove the member: clients declare roots as `\"roots\": {}` and no longer send `notifications/roots/list_changed`")
-                        .fix_opt(fix);
+                        .help("remove the member: clients declare roots as `\"roots\": {}` and no longer send `notifications/roots/list_changed`");
+                        if let Some(fix) = fix {
+                            d.fix_or_why(fix);
+                        }
                     }
                 }
             }
@@ -238,17 +243,17 @@ impl RootsListChanged {
 /// The fix that drops the flag, as safe as the crate's
 /// revisions make it: Safe where the crate targets 2026-07-28 alone (or nothing tells), Unsafe
 /// where it still serves older revisions, whose peers would no longer be told that root changes
-/// are announced; none in test code, which asserts what the code declares.
-fn flag_fix(cx: &Cx, range: &Range<usize>, title: &str, edits: Vec<Edit>) -> Option<Fix> {
+/// are announced; none in test code, which asserts what the code declares (the finding says so).
+fn flag_fix(cx: &Cx, range: &Range<usize>, title: &str, edits: Vec<Edit>) -> Result<Fix, &'static str> {
     if cx.in_test_code(range) {
-        return None;
+        return Err(NO_FIX_IN_TEST);
     }
     let (applicability, title) = cx.crate_ctx.era.fix_applicability(
         title,
         "whose peers are then no longer told that root changes are announced",
         "where `listChanged` still tells peers that root changes are announced",
     );
-    Some(Fix { title, applicability, edits })
+    Ok(Fix { title, applicability, edits })
 }
 
 fn report_wire(cx: &mut Cx, range: Range<usize>, value: &str) {
