@@ -223,9 +223,10 @@ pub mod era {
 
     impl EraDecision {
         /// A fix that changes what older revisions' peers see, as safe as the crate's revisions
-        /// make it: safe where it targets 2026-07-28 alone (or nothing tells); unsafe where it
-        /// still serves older revisions, its title saying what their peers then see (`dual`,
-        /// `legacy`: "whose clients are told -32002 …").
+        /// make it: safe only where it targets 2026-07-28 alone; unsafe where it still serves
+        /// older revisions, its title saying what their peers then see (`dual`, `legacy`:
+        /// "whose clients are told -32002 …"), and where nothing tells which revisions it serves
+        /// (a crate of unknown era may well be a legacy one whose SDK version could not be read).
         pub fn fix_applicability(
             &self,
             title: &str,
@@ -235,7 +236,7 @@ pub mod era {
             use crate::diagnostic::Applicability::{Safe, Unsafe};
             let reason = &self.reason;
             match self.era {
-                Era::Modern | Era::Unknown => (Safe, title.to_owned()),
+                Era::Modern => (Safe, title.to_owned()),
                 Era::Dual => (
                     Unsafe,
                     format!("{title} (unsafe: this crate also serves revisions before 2026-07-28, {reason}, {dual})"),
@@ -243,6 +244,13 @@ pub mod era {
                 Era::Legacy => (
                     Unsafe,
                     format!("{title} (unsafe: this crate serves only revisions before 2026-07-28, {reason}, {legacy})"),
+                ),
+                Era::Unknown => (
+                    Unsafe,
+                    format!(
+                        "{title} (unsafe: nothing tells whether this crate still serves revisions before 2026-07-28, \
+                         {legacy}; `era = \"2026-07-28\"` in mcp-lint.toml makes this fix safe)"
+                    ),
                 ),
             }
         }
