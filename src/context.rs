@@ -527,8 +527,9 @@ impl ManifestReader {
                 if !cx.own_crates.contains(&dep.name) {
                     cx.own_crates.push(dep.name.clone());
                 }
-                let inner = path.join("Cargo.toml");
-                if self.seen.contains(&inner) || !inner.is_file() {
+                // Canonical, so `../b/../a` is `a`: dev-dependencies may form a cycle.
+                let Ok(inner) = std::fs::canonicalize(path.join("Cargo.toml")) else { continue };
+                if self.seen.contains(&inner) {
                     continue;
                 }
                 for found in self.read(&inner).sdks {
@@ -1045,6 +1046,28 @@ mod tests {
         let server = contexts.for_file(&d.path().join("crates/lr-server/src/main.rs"));
         assert_eq!(server.sdk_version(Sdk::Rmcp), Some((1, 3)));
         assert_eq!(server.sdks[1].version.as_deref(), Some("1.3.2"));
+    }
+
+    /// Dev-dependencies may form a cycle of path dependencies (`a` → `b` → `a`, a crate on itself
+    /// with test features): each manifest is read once.
+    #[test]
+    fn a_cycle_of_path_dependencies_ends() {
+        let d = tempfile::tempdir().unwrap();
+        write_tree(
+            d.path(),
+            &[
+                ("Cargo.toml", "[workspace]\nmembers = [\"a\", \"b\"]\n"),
+                (
+                    "a/Cargo.toml",
+                    "[package]\nname = \"a\"\n[dependencies]\nrmcp = \"1.4\"\nb = { path = \"../b\" }\n\
+                     [dev-dependencies]\na = { path = \".\", features = [\"testing\"] }\n",
+                ),
+                ("b/Cargo.toml", "[package]\nname = \"b\"\n[dev-dependencies]\na = { path = \"../a\" }\n"),
+            ],
+        );
+        let cx = CrateContexts::default().for_file(&d.path().join("b/src/lib.rs"));
+        assert_eq!(cx.sdks.len(), 1);
+        assert_eq!(cx.sdks[0].via.as_deref(), Some("a"));
     }
 
     /// A path dependency on an SDK's own source (its repository's examples) is that SDK, at the
