@@ -79,6 +79,9 @@ pub struct CrateContext {
     /// Crates it depends on by path that are not an SDK (its workspace's other members): their
     /// code is the project's own, so `use lr_mcp::…` names no SDK.
     pub own_crates: Vec<String>,
+    /// The folders of the crates whose code is the crate's own (its path dependencies that are
+    /// no SDK, and theirs): the protocol revisions they name count for the crate's era.
+    pub own_code: Vec<PathBuf>,
     /// Which protocol revisions the crate targets, decided once for the whole crate.
     pub era: EraDecision,
 }
@@ -109,15 +112,20 @@ impl CrateContext {
     /// Reads a manifest and, when one is found at or above it, the lock file; then decides the
     /// crate's era from its sources and SDK version.
     pub fn from_manifest(manifest: &Path) -> CrateContext {
-        CrateContext::from_manifest_with(manifest, None)
+        CrateContext::from_manifest_with(manifest, &era::scan_crate)
     }
 
-    /// `from_manifest` with the era signals already collected from the crate's files, if the
-    /// run read them all (else the crate is scanned here).
-    pub fn from_manifest_with(manifest: &Path, signals: Option<era::Signals>) -> CrateContext {
+    /// `from_manifest` with the era signals of a crate's folder from `signals_of` (collected by
+    /// the run, or a scan of the folder): the crate's own, and those of the sibling crates whose
+    /// code is its own (`own_code`).
+    pub fn from_manifest_with(manifest: &Path, signals_of: &dyn Fn(&Path) -> era::Signals) -> CrateContext {
         let mut cx = CrateContext::read_manifest(manifest);
-        let signals = signals.unwrap_or_else(|| manifest.parent().map(era::scan_crate).unwrap_or_default());
-        cx.era = era::decide(&cx, &signals);
+        let signals = manifest.parent().map(signals_of).unwrap_or_default();
+        let mut siblings = era::Signals::default();
+        for dir in &cx.own_code {
+            siblings.merge(&signals_of(dir));
+        }
+        cx.era = era::decide(&cx, &signals, &siblings);
         cx
     }
 
@@ -361,6 +369,22 @@ pub mod era {
     }
 
     impl Signals {
+        /// Adds another folder's signals (a sibling crate whose code is the crate's own).
+        pub fn merge(&mut self, other: &Signals) {
+            for (slot, theirs) in [
+                (&mut self.modern, &other.modern),
+                (&mut self.legacy, &other.legacy),
+                (&mut self.test_modern, &other.test_modern),
+                (&mut self.test_legacy, &other.test_legacy),
+            ] {
+                if let Some(hit) = theirs
+                    && slot.as_ref().is_none_or(|(p, _, _)| hit.0 < *p)
+                {
+                    *slot = Some(hit.clone());
+                }
+            }
+        }
+
         /// Adds one file's signals (`test_file`: the whole file is test code,
         /// `test_sources::is_test_path`); the first file in path order wins, whatever order files
         /// arrive in, so the reason shown is the same on every run.
@@ -420,11 +444,26 @@ pub mod era {
         signals
     }
 
+    /// `path` as seen from `base`: `src/a.rs` inside it, `../lr-mcp/src/a.rs` in a sibling crate.
+    fn relative_to(path: &Path, base: &Path) -> PathBuf {
+        for (ups, ancestor) in base.ancestors().enumerate() {
+            if let Ok(rest) = path.strip_prefix(ancestor) {
+                let mut shown: PathBuf = std::iter::repeat_n("..", ups).collect();
+                shown.push(rest);
+                return shown;
+            }
+        }
+        path.to_path_buf()
+    }
+
     /// Decides the era from the sources' protocol versions first, the SDK's version second.
-    pub fn decide(cx: &CrateContext, signals: &Signals) -> EraDecision {
+    /// `siblings`: the signals of the sibling crates whose code is the crate's own (`own_code`),
+    /// which tell only where the crate's own sources and its SDK's version do not (a catalog of
+    /// dated models in one sibling would otherwise decide every crate's era).
+    pub fn decide(cx: &CrateContext, signals: &Signals, siblings: &Signals) -> EraDecision {
         let base = cx.manifest.as_deref().and_then(Path::parent);
         let at = |(path, line, word): &(PathBuf, usize, &str)| {
-            let shown = base.and_then(|b| path.strip_prefix(b).ok()).unwrap_or(path);
+            let shown = base.map_or_else(|| path.clone(), |b| relative_to(path, b));
             format!("`{word}` at {}:{line}", shown.display())
         };
         let rmcp = cx.sdks.iter().find(|d| d.sdk == Sdk::Rmcp);
@@ -433,10 +472,24 @@ pub mod era {
             let through = d.via.as_ref().map(|via| format!(" (through `{via}`)")).unwrap_or_default();
             format!("rmcp {}{through}", d.version.as_deref().unwrap_or("?"))
         });
-        // Test code names old revisions on purpose: it tells only where nothing else does.
-        let from_tests = signals.modern.is_none() && signals.legacy.is_none() && rmcp_version.is_none();
-        let (modern, legacy) =
-            if from_tests { (&signals.test_modern, &signals.test_legacy) } else { (&signals.modern, &signals.legacy) };
+        // Where the crate's sources and SDK version say nothing, its siblings' sources; then test
+        // code, which names old revisions on purpose.
+        let tells = |s: &Signals| s.modern.is_some() || s.legacy.is_some();
+        let from_siblings = !tells(signals) && rmcp_version.is_none() && tells(siblings);
+        let from_tests = !tells(signals) && rmcp_version.is_none() && !tells(siblings);
+        let mut tests = Signals {
+            test_modern: signals.test_modern.clone(),
+            test_legacy: signals.test_legacy.clone(),
+            ..Signals::default()
+        };
+        tests.merge(siblings);
+        let (modern, legacy) = if from_siblings {
+            (&siblings.modern, &siblings.legacy)
+        } else if from_tests {
+            (&tests.test_modern, &tests.test_legacy)
+        } else {
+            (&signals.modern, &signals.legacy)
+        };
         let (era, reason) = match (modern, legacy) {
             (Some(m), Some(l)) => {
                 (Era::Dual, format!("names 2026-07-28 ({}) and an older revision ({})", at(m), at(l)))
@@ -532,7 +585,14 @@ impl ManifestReader {
                 if self.seen.contains(&inner) {
                     continue;
                 }
-                for found in self.read(&inner).sdks {
+                let sibling = self.read(&inner);
+                let dirs = inner.parent().map(Path::to_path_buf).into_iter().chain(sibling.own_code);
+                for dir in dirs {
+                    if !cx.own_code.contains(&dir) {
+                        cx.own_code.push(dir);
+                    }
+                }
+                for found in sibling.sdks {
                     if !cx.sdks.iter().any(|d| d.crate_name == found.crate_name) {
                         let via = found.via.clone().or_else(|| Some(dep.name.clone()));
                         cx.sdks.push(SdkDependency { via, ..found });
@@ -792,6 +852,17 @@ impl CrateContexts {
         self.seeds.lock().unwrap().insert(crate_dir, signals);
     }
 
+    /// The era signals of the crate in `dir`: those the run collected, else a scan of its folder,
+    /// remembered (a sibling crate may be the own code of many).
+    fn signals_of(&self, dir: &Path) -> era::Signals {
+        if let Some(seed) = self.seeds.lock().unwrap().get(dir) {
+            return seed.clone();
+        }
+        let scanned = era::scan_crate(dir);
+        self.seeds.lock().unwrap().insert(dir.to_path_buf(), scanned.clone());
+        scanned
+    }
+
     pub fn for_file(&self, file: &Path) -> Arc<CrateContext> {
         let dir = self.canonical.of_file(file);
         if let Some(cx) = self.by_dir.lock().unwrap().get(&dir) {
@@ -802,8 +873,7 @@ impl CrateContexts {
                 let manifest = key.join("Cargo.toml");
                 let cached = self.by_dir.lock().unwrap().get(&key).cloned();
                 cached.unwrap_or_else(|| {
-                    let seed = self.seeds.lock().unwrap().get(&key).cloned();
-                    let cx = Arc::new(CrateContext::from_manifest_with(&manifest, seed));
+                    let cx = Arc::new(CrateContext::from_manifest_with(&manifest, &|dir| self.signals_of(dir)));
                     self.by_dir.lock().unwrap().insert(key, cx.clone());
                     cx
                 })
@@ -1046,6 +1116,39 @@ mod tests {
         let server = contexts.for_file(&d.path().join("crates/lr-server/src/main.rs"));
         assert_eq!(server.sdk_version(Sdk::Rmcp), Some((1, 3)));
         assert_eq!(server.sdks[1].version.as_deref(), Some("1.3.2"));
+    }
+
+    /// A sibling crate's code is the crate's own: where the crate's sources and SDK say nothing,
+    /// the revisions it names tell the crate's era, and the era note shows where they are.
+    #[test]
+    fn revisions_named_by_a_sibling_crate_tell_where_the_crate_says_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        write_tree(
+            d.path(),
+            &[
+                ("Cargo.toml", "[workspace]\nmembers = [\"app\", \"proto\", \"proto-types\"]\n"),
+                ("app/Cargo.toml", "[package]\nname = \"app\"\n[dependencies]\nproto = { path = \"../proto\" }\n"),
+                ("app/src/main.rs", "fn main() {}\n"),
+                (
+                    "proto/Cargo.toml",
+                    "[package]\nname = \"proto\"\n[dependencies]\nproto-types = { path = \"../proto-types\" }\n",
+                ),
+                ("proto/src/lib.rs", "pub fn f() {}\n"),
+                ("proto-types/Cargo.toml", "[package]\nname = \"proto-types\"\n"),
+                ("proto-types/src/lib.rs", "pub const LATEST: &str = \"2026-07-28\";\n"),
+            ],
+        );
+        let cx = CrateContexts::default().for_file(&d.path().join("app/src/main.rs"));
+        assert_eq!(cx.era.era, Era::Modern, "{}", cx.era.reason);
+        assert!(cx.era.reason.contains("../proto-types/src/lib.rs:1"), "{}", cx.era.reason);
+        assert_eq!(cx.own_crates, ["proto"]);
+        assert_eq!(cx.own_code.len(), 2);
+
+        // Its own sources tell: the siblings' say nothing.
+        std::fs::write(d.path().join("app/src/main.rs"), "fn main() { let v = \"2024-11-05\"; }\n").unwrap();
+        let cx = CrateContexts::default().for_file(&d.path().join("app/src/main.rs"));
+        assert_eq!(cx.era.era, Era::Legacy, "{}", cx.era.reason);
+        assert!(!cx.era.reason.contains("proto-types"), "{}", cx.era.reason);
     }
 
     /// Dev-dependencies may form a cycle of path dependencies (`a` → `b` → `a`, a crate on itself
