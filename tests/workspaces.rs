@@ -9,23 +9,14 @@ use std::path::Path;
 use assert_cmd::Command;
 use serde_json::Value;
 
+#[path = "support/copy.rs"]
+mod copy;
+use copy::copy_dir;
+
 fn mcp_lint(dir: &Path) -> Command {
     let mut cmd = Command::cargo_bin("mcp-lint").unwrap();
     cmd.current_dir(dir).env("NO_COLOR", "1");
     cmd
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let dest = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_dir(&path, &dest);
-        } else {
-            std::fs::copy(&path, &dest).unwrap();
-        }
-    }
 }
 
 /// A copy of `fixtures/workspaces/<name>`; the workspace is `<tempdir>/<name>`.
