@@ -8,6 +8,9 @@ use std::sync::{Arc, Mutex};
 
 use crate::diagnostic::Severity;
 
+mod test_sources;
+pub use test_sources::is_test_path;
+
 /// The MCP SDKs whose spellings rules know (see `rules/*.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Sdk {
@@ -56,8 +59,12 @@ impl Sdk {
 pub struct SdkDependency {
     pub sdk: Sdk,
     pub crate_name: String,
-    /// The locked version from `Cargo.lock` when there is one, else the requirement in `Cargo.toml`.
+    /// The locked version from `Cargo.lock` when there is one, else the requirement in `Cargo.toml`
+    /// (the workspace's, for `rmcp = { workspace = true }`).
     pub version: Option<String>,
+    /// The crate of the same workspace (a path dependency) the SDK comes through, where the crate
+    /// does not name the SDK itself: `lr-server` → `lr-mcp` → `rmcp`.
+    pub via: Option<String>,
 }
 
 /// The crate a file belongs to. A file outside any crate gets the empty context.
@@ -69,6 +76,12 @@ pub struct CrateContext {
     /// Every dependency's crate name (normal, dev, build and the workspace's), for fixes that
     /// would add one.
     pub dependencies: Vec<String>,
+    /// Crates it depends on by path that are not an SDK (its workspace's other members): their
+    /// code is the project's own, so `use lr_mcp::…` names no SDK.
+    pub own_crates: Vec<String>,
+    /// The folders of the crates whose code is the crate's own (its path dependencies that are
+    /// no SDK, and theirs): the protocol revisions they name count for the crate's era.
+    pub own_code: Vec<PathBuf>,
     /// Which protocol revisions the crate targets, decided once for the whole crate.
     pub era: EraDecision,
 }
@@ -99,57 +112,25 @@ impl CrateContext {
     /// Reads a manifest and, when one is found at or above it, the lock file; then decides the
     /// crate's era from its sources and SDK version.
     pub fn from_manifest(manifest: &Path) -> CrateContext {
-        CrateContext::from_manifest_with(manifest, None)
+        CrateContext::from_manifest_with(manifest, &era::scan_crate)
     }
 
-    /// `from_manifest` with the era signals already collected from the crate's files, if the
-    /// run read them all (else the crate is scanned here).
-    pub fn from_manifest_with(manifest: &Path, signals: Option<era::Signals>) -> CrateContext {
+    /// `from_manifest` with the era signals of a crate's folder from `signals_of` (collected by
+    /// the run, or a scan of the folder): the crate's own, and those of the sibling crates whose
+    /// code is its own (`own_code`).
+    pub fn from_manifest_with(manifest: &Path, signals_of: &dyn Fn(&Path) -> era::Signals) -> CrateContext {
         let mut cx = CrateContext::read_manifest(manifest);
-        let signals = signals.unwrap_or_else(|| manifest.parent().map(era::scan_crate).unwrap_or_default());
-        cx.era = era::decide(&cx, &signals);
+        let signals = manifest.parent().map(signals_of).unwrap_or_default();
+        let mut siblings = era::Signals::default();
+        for dir in &cx.own_code {
+            siblings.merge(&signals_of(dir));
+        }
+        cx.era = era::decide(&cx, &signals, &siblings);
         cx
     }
 
     fn read_manifest(manifest: &Path) -> CrateContext {
-        let mut cx = CrateContext { manifest: Some(manifest.to_path_buf()), ..Default::default() };
-        let Ok(text) = std::fs::read_to_string(manifest) else { return cx };
-        let Ok(doc) = text.parse::<toml::Table>() else { return cx };
-        cx.name = doc.get("package").and_then(|p| p.get("name")).and_then(|n| n.as_str()).map(str::to_owned);
-        // The lock file (often the largest TOML of a crate) is read only for a crate with an SDK.
-        let mut locked = None;
-        let tables = ["dependencies", "dev-dependencies", "build-dependencies"];
-        let mut deps: Vec<(&String, &toml::Value)> = Vec::new();
-        for t in tables {
-            if let Some(table) = doc.get(t).and_then(|v| v.as_table()) {
-                deps.extend(table.iter());
-            }
-        }
-        if let Some(ws) = doc.get("workspace").and_then(|w| w.get("dependencies")).and_then(|v| v.as_table()) {
-            deps.extend(ws.iter());
-        }
-        for (key, value) in deps {
-            // `foo = { package = "rmcp", … }` renames a dependency.
-            let name = value.get("package").and_then(|p| p.as_str()).unwrap_or(key);
-            if !cx.dependencies.iter().any(|d| d == name) {
-                cx.dependencies.push(name.to_owned());
-            }
-            let Some(sdk) = Sdk::from_crate_name(name) else { continue };
-            if cx.sdks.iter().any(|d| d.crate_name == name) {
-                continue;
-            }
-            let requirement = match value {
-                toml::Value::String(v) => Some(v.clone()),
-                other => other.get("version").and_then(|v| v.as_str()).map(str::to_owned),
-            };
-            let own_workspace = doc.contains_key("workspace");
-            let locked = locked.get_or_insert_with(|| {
-                manifest.parent().map(|dir| read_lock_versions(dir, own_workspace)).unwrap_or_default()
-            });
-            let version = locked.get(name).cloned().or(requirement);
-            cx.sdks.push(SdkDependency { sdk, crate_name: name.to_owned(), version });
-        }
-        cx
+        ManifestReader::default().read(manifest)
     }
 
     /// How severe a finding of this impact is for this crate: the one place severity is decided.
@@ -250,9 +231,10 @@ pub mod era {
 
     impl EraDecision {
         /// A fix that changes what older revisions' peers see, as safe as the crate's revisions
-        /// make it: safe where it targets 2026-07-28 alone (or nothing tells); unsafe where it
-        /// still serves older revisions, its title saying what their peers then see (`dual`,
-        /// `legacy`: "whose clients are told -32002 …").
+        /// make it: safe only where it targets 2026-07-28 alone; unsafe where it still serves
+        /// older revisions, its title saying what their peers then see (`dual`, `legacy`:
+        /// "whose clients are told -32002 …"), and where nothing tells which revisions it serves
+        /// (a crate of unknown era may well be a legacy one whose SDK version could not be read).
         pub fn fix_applicability(
             &self,
             title: &str,
@@ -262,7 +244,7 @@ pub mod era {
             use crate::diagnostic::Applicability::{Safe, Unsafe};
             let reason = &self.reason;
             match self.era {
-                Era::Modern | Era::Unknown => (Safe, title.to_owned()),
+                Era::Modern => (Safe, title.to_owned()),
                 Era::Dual => (
                     Unsafe,
                     format!("{title} (unsafe: this crate also serves revisions before 2026-07-28, {reason}, {dual})"),
@@ -271,6 +253,13 @@ pub mod era {
                     Unsafe,
                     format!("{title} (unsafe: this crate serves only revisions before 2026-07-28, {reason}, {legacy})"),
                 ),
+                Era::Unknown => (
+                    Unsafe,
+                    format!(
+                        "{title} (unsafe: nothing tells whether this crate still serves revisions before 2026-07-28, \
+                         {legacy}; `era = \"2026-07-28\"` in mcp-lint.toml makes this fix safe)"
+                    ),
+                ),
             }
         }
     }
@@ -278,10 +267,14 @@ pub mod era {
     /// Where a crate's sources say which revisions they speak.
     #[derive(Debug, Default, Clone)]
     pub struct Signals {
-        /// First place a 2026-07-28 marker appears: (file, line, the word).
+        /// First place a 2026-07-28 marker appears outside test code: (file, line, the word).
         pub modern: Option<(PathBuf, usize, &'static str)>,
-        /// First place an older revision is named.
+        /// First place an older revision is named outside test code.
         pub legacy: Option<(PathBuf, usize, &'static str)>,
+        /// The same two in test code (`test_sources`): tests name old revisions on purpose, so
+        /// these count only where nothing else tells.
+        pub test_modern: Option<(PathBuf, usize, &'static str)>,
+        pub test_legacy: Option<(PathBuf, usize, &'static str)>,
     }
 
     pub const MODERN_WORDS: &[&str] = &["2026-07-28", "V_2026_07_28", "server/discover"];
@@ -305,6 +298,24 @@ pub mod era {
     pub struct FileSignals {
         pub modern: Option<(usize, &'static str)>,
         pub legacy: Option<(usize, &'static str)>,
+        /// Whether `modern`, `legacy` are in a test item of the file (`mark_test_items`).
+        pub modern_in_test: bool,
+        pub legacy_in_test: bool,
+    }
+
+    impl FileSignals {
+        /// Marks the revisions named in a Rust file's test items (`#[cfg(test)] mod tests`).
+        pub fn mark_test_items(&mut self, bytes: &[u8], kind: crate::source::FileKind) {
+            if kind != crate::source::FileKind::Rust || (self.modern.is_none() && self.legacy.is_none()) {
+                return;
+            }
+            let items = super::test_sources::test_item_lines(bytes);
+            let inside = |hit: Option<(usize, &str)>| {
+                hit.is_some_and(|(line, _)| items.iter().any(|(first, last)| (*first..=*last).contains(&line)))
+            };
+            self.modern_in_test = inside(self.modern);
+            self.legacy_in_test = inside(self.legacy);
+        }
     }
 
     /// Finds protocol revisions in the files of a crate the run did not read itself (`scan_crate`);
@@ -358,9 +369,26 @@ pub mod era {
     }
 
     impl Signals {
-        /// Adds one file's signals; the first file in path order wins, whatever order files
+        /// Adds another folder's signals (a sibling crate whose code is the crate's own).
+        pub fn merge(&mut self, other: &Signals) {
+            for (slot, theirs) in [
+                (&mut self.modern, &other.modern),
+                (&mut self.legacy, &other.legacy),
+                (&mut self.test_modern, &other.test_modern),
+                (&mut self.test_legacy, &other.test_legacy),
+            ] {
+                if let Some(hit) = theirs
+                    && slot.as_ref().is_none_or(|(p, _, _)| hit.0 < *p)
+                {
+                    *slot = Some(hit.clone());
+                }
+            }
+        }
+
+        /// Adds one file's signals (`test_file`: the whole file is test code,
+        /// `test_sources::is_test_path`); the first file in path order wins, whatever order files
         /// arrive in, so the reason shown is the same on every run.
-        pub fn add(&mut self, path: &Path, file: FileSignals) {
+        pub fn add(&mut self, path: &Path, file: FileSignals, test_file: bool) {
             fn keep(
                 slot: &mut Option<(PathBuf, usize, &'static str)>,
                 path: &Path,
@@ -372,8 +400,10 @@ pub mod era {
                     *slot = Some((path.to_path_buf(), line, word));
                 }
             }
-            keep(&mut self.modern, path, file.modern);
-            keep(&mut self.legacy, path, file.legacy);
+            let modern = if test_file || file.modern_in_test { &mut self.test_modern } else { &mut self.modern };
+            keep(modern, path, file.modern);
+            let legacy = if test_file || file.legacy_in_test { &mut self.test_legacy } else { &mut self.legacy };
+            keep(legacy, path, file.legacy);
         }
     }
 
@@ -407,22 +437,60 @@ pub mod era {
                 break;
             }
             let Ok(bytes) = std::fs::read(&path) else { continue };
-            signals.add(&path, scanner.file_signals(&bytes));
+            let mut file = scanner.file_signals(&bytes);
+            file.mark_test_items(&bytes, crate::source::FileKind::of(&path));
+            signals.add(&path, file, super::test_sources::is_test_path(&path, Some(dir)));
         }
         signals
     }
 
+    /// `path` as seen from `base`: `src/a.rs` inside it, `../lr-mcp/src/a.rs` in a sibling crate.
+    fn relative_to(path: &Path, base: &Path) -> PathBuf {
+        for (ups, ancestor) in base.ancestors().enumerate() {
+            if let Ok(rest) = path.strip_prefix(ancestor) {
+                let mut shown: PathBuf = std::iter::repeat_n("..", ups).collect();
+                shown.push(rest);
+                return shown;
+            }
+        }
+        path.to_path_buf()
+    }
+
     /// Decides the era from the sources' protocol versions first, the SDK's version second.
-    pub fn decide(cx: &CrateContext, signals: &Signals) -> EraDecision {
+    /// `siblings`: the signals of the sibling crates whose code is the crate's own (`own_code`),
+    /// which tell only where the crate's own sources and its SDK's version do not (a catalog of
+    /// dated models in one sibling would otherwise decide every crate's era).
+    pub fn decide(cx: &CrateContext, signals: &Signals, siblings: &Signals) -> EraDecision {
         let base = cx.manifest.as_deref().and_then(Path::parent);
         let at = |(path, line, word): &(PathBuf, usize, &str)| {
-            let shown = base.and_then(|b| path.strip_prefix(b).ok()).unwrap_or(path);
+            let shown = base.map_or_else(|| path.clone(), |b| relative_to(path, b));
             format!("`{word}` at {}:{line}", shown.display())
         };
         let rmcp = cx.sdks.iter().find(|d| d.sdk == Sdk::Rmcp);
         let rmcp_version = cx.sdk_version(Sdk::Rmcp);
-        let rmcp_shown = rmcp.map(|d| format!("rmcp {}", d.version.as_deref().unwrap_or("?")));
-        let (era, reason) = match (&signals.modern, &signals.legacy) {
+        let rmcp_shown = rmcp.map(|d| {
+            let through = d.via.as_ref().map(|via| format!(" (through `{via}`)")).unwrap_or_default();
+            format!("rmcp {}{through}", d.version.as_deref().unwrap_or("?"))
+        });
+        // Where the crate's sources and SDK version say nothing, its siblings' sources; then test
+        // code, which names old revisions on purpose.
+        let tells = |s: &Signals| s.modern.is_some() || s.legacy.is_some();
+        let from_siblings = !tells(signals) && rmcp_version.is_none() && tells(siblings);
+        let from_tests = !tells(signals) && rmcp_version.is_none() && !tells(siblings);
+        let mut tests = Signals {
+            test_modern: signals.test_modern.clone(),
+            test_legacy: signals.test_legacy.clone(),
+            ..Signals::default()
+        };
+        tests.merge(siblings);
+        let (modern, legacy) = if from_siblings {
+            (&siblings.modern, &siblings.legacy)
+        } else if from_tests {
+            (&tests.test_modern, &tests.test_legacy)
+        } else {
+            (&signals.modern, &signals.legacy)
+        };
+        let (era, reason) = match (modern, legacy) {
             (Some(m), Some(l)) => {
                 (Era::Dual, format!("names 2026-07-28 ({}) and an older revision ({})", at(m), at(l)))
             }
@@ -452,45 +520,211 @@ pub mod era {
                 ),
             },
         };
+        let reason = if from_tests && era != Era::Unknown {
+            format!("{reason}; in test code, as nothing else tells")
+        } else {
+            reason
+        };
         EraDecision { era, reason }
     }
 }
 
-/// Versions of packages in the `Cargo.lock` cargo uses for the crate in `dir` (`lock_file`).
-/// `own_workspace`: the crate's manifest has a `[workspace]` table.
-fn read_lock_versions(dir: &Path, own_workspace: bool) -> HashMap<String, String> {
-    let Some(lock) = lock_file(dir, own_workspace) else {
-        return HashMap::new();
-    };
-    let Ok(text) = std::fs::read_to_string(lock) else { return HashMap::new() };
-    sdk_versions_in_lock(&text)
+/// Reads the manifests one crate's context needs: its own, its workspace root's and those of the
+/// path dependencies it reads as its own code, each parsed once.
+#[derive(Default)]
+struct ManifestReader {
+    docs: HashMap<PathBuf, Option<Arc<toml::Table>>>,
+    /// Lock file → the SDK versions it locks.
+    locks: HashMap<PathBuf, Arc<HashMap<String, String>>>,
+    /// Manifests read so far: a path dependency read once (a cycle stops there).
+    seen: HashSet<PathBuf>,
 }
 
-/// The lock file of the crate in `dir`: its workspace's, when a folder above has a `Cargo.toml`
-/// with a `[workspace]` table that does not exclude it (a member's own `Cargo.lock`, left from
-/// before it joined, is stale: cargo ignores it); else the nearest at or above `dir`.
-fn lock_file(dir: &Path, own_workspace: bool) -> Option<PathBuf> {
-    if !own_workspace {
-        for root in dir.ancestors().skip(1) {
-            let Ok(text) = std::fs::read_to_string(root.join("Cargo.toml")) else { continue };
-            // Most manifests above a crate are no workspace's: not parsed.
-            if !text.contains("workspace") {
+/// The workspace a crate belongs to: its root folder and manifest.
+struct Workspace {
+    dir: PathBuf,
+    doc: Arc<toml::Table>,
+}
+
+impl Workspace {
+    fn table(&self, key: &str) -> Option<&toml::Table> {
+        self.doc.get("workspace")?.get(key)?.as_table()
+    }
+}
+
+/// One dependency as a manifest declares it, `workspace = true` resolved.
+struct DeclaredDependency {
+    /// The package's name (`package = "…"` when renamed).
+    name: String,
+    /// `"1.3"` or `{ version = "1.3" }`.
+    requirement: Option<String>,
+    /// The folder of a path dependency.
+    path: Option<PathBuf>,
+}
+
+impl ManifestReader {
+    fn read(&mut self, manifest: &Path) -> CrateContext {
+        let mut cx = CrateContext { manifest: Some(manifest.to_path_buf()), ..Default::default() };
+        self.seen.insert(manifest.to_path_buf());
+        let Some(doc) = self.parse(manifest) else { return cx };
+        let dir = manifest.parent().unwrap_or(Path::new(""));
+        cx.name = doc.get("package").and_then(|p| p.get("name")).and_then(|n| n.as_str()).map(str::to_owned);
+        let workspace = self.workspace_of(dir, &doc);
+        for dep in declared_dependencies(&doc, dir, workspace.as_ref()) {
+            if !cx.dependencies.contains(&dep.name) {
+                cx.dependencies.push(dep.name.clone());
+            }
+            let sdk = Sdk::from_crate_name(&dep.name);
+            if let (Some(path), None | Some(Sdk::Other)) = (&dep.path, sdk) {
+                // A sibling crate (`lr-mcp`), whatever its name: the SDKs it uses are the crate's.
+                if !cx.own_crates.contains(&dep.name) {
+                    cx.own_crates.push(dep.name.clone());
+                }
+                // Canonical, so `../b/../a` is `a`: dev-dependencies may form a cycle.
+                let Ok(inner) = std::fs::canonicalize(path.join("Cargo.toml")) else { continue };
+                if self.seen.contains(&inner) {
+                    continue;
+                }
+                let sibling = self.read(&inner);
+                let dirs = inner.parent().map(Path::to_path_buf).into_iter().chain(sibling.own_code);
+                for dir in dirs {
+                    if !cx.own_code.contains(&dir) {
+                        cx.own_code.push(dir);
+                    }
+                }
+                for found in sibling.sdks {
+                    if !cx.sdks.iter().any(|d| d.crate_name == found.crate_name) {
+                        let via = found.via.clone().or_else(|| Some(dep.name.clone()));
+                        cx.sdks.push(SdkDependency { via, ..found });
+                    }
+                }
                 continue;
             }
-            let Ok(doc) = text.parse::<toml::Table>() else { continue };
+            let Some(sdk) = sdk else { continue };
+            // Named by the crate itself: that wins over one that came through a sibling.
+            if let Some(at) = cx.sdks.iter().position(|d| d.crate_name == dep.name) {
+                if cx.sdks[at].via.is_none() {
+                    continue;
+                }
+                cx.sdks.remove(at);
+            }
+            // The lock file (often the largest TOML of a crate) is read only for a crate with an SDK.
+            let locked = self.lock_versions(dir, workspace.as_ref());
+            let version = locked.get(&dep.name).cloned().or(dep.requirement).or_else(|| {
+                // A path dependency on the SDK's own source (its repository's examples).
+                dep.path.and_then(|p| self.package_version(&p.join("Cargo.toml")))
+            });
+            cx.sdks.push(SdkDependency { sdk, crate_name: dep.name, version, via: None });
+        }
+        cx
+    }
+
+    fn parse(&mut self, manifest: &Path) -> Option<Arc<toml::Table>> {
+        self.docs
+            .entry(manifest.to_path_buf())
+            .or_insert_with(|| {
+                let text = std::fs::read_to_string(manifest).ok()?;
+                text.parse::<toml::Table>().ok().map(Arc::new)
+            })
+            .clone()
+    }
+
+    /// The workspace the crate in `dir` is a member of: its own `[workspace]`, the root
+    /// `package.workspace` names, or the nearest manifest above with a `[workspace]` table that
+    /// does not exclude it (cargo's own search).
+    fn workspace_of(&mut self, dir: &Path, doc: &Arc<toml::Table>) -> Option<Workspace> {
+        if doc.contains_key("workspace") {
+            return Some(Workspace { dir: dir.to_path_buf(), doc: doc.clone() });
+        }
+        if let Some(root) = doc.get("package").and_then(|p| p.get("workspace")).and_then(|w| w.as_str()) {
+            let root = dir.join(root);
+            let doc = self.parse(&root.join("Cargo.toml"))?;
+            return Some(Workspace { dir: root, doc });
+        }
+        for root in dir.ancestors().skip(1) {
+            let manifest = root.join("Cargo.toml");
+            if !self.docs.contains_key(&manifest) {
+                // Most manifests above a crate are no workspace's: not parsed.
+                let Ok(text) = std::fs::read_to_string(&manifest) else { continue };
+                if !text.contains("workspace") {
+                    continue;
+                }
+            }
+            let Some(doc) = self.parse(&manifest) else { continue };
             let Some(workspace) = doc.get("workspace") else { continue };
             let excluded = workspace
                 .get("exclude")
                 .and_then(|e| e.as_array())
                 .is_some_and(|list| list.iter().filter_map(|e| e.as_str()).any(|e| dir.starts_with(root.join(e))));
-            let lock = root.join("Cargo.lock");
-            if !excluded && lock.is_file() {
-                return Some(lock);
-            }
-            break;
+            return (!excluded).then(|| Workspace { dir: root.to_path_buf(), doc });
+        }
+        None
+    }
+
+    /// Versions of SDK packages in the `Cargo.lock` cargo uses for the crate in `dir`: its
+    /// workspace root's, and none where the root has none (a member's own `Cargo.lock`, left from
+    /// before it joined, is stale, and one above the root is another project's: cargo reads
+    /// neither); for a crate in no workspace, the nearest at or above `dir`.
+    fn lock_versions(&mut self, dir: &Path, workspace: Option<&Workspace>) -> Arc<HashMap<String, String>> {
+        let lock = match workspace {
+            Some(w) => Some(w.dir.join("Cargo.lock")).filter(|lock| lock.is_file()),
+            None => dir.ancestors().map(|d| d.join("Cargo.lock")).find(|p| p.is_file()),
+        };
+        let Some(lock) = lock else { return Arc::default() };
+        self.locks
+            .entry(lock)
+            .or_insert_with_key(|lock| {
+                Arc::new(std::fs::read_to_string(lock).map(|text| sdk_versions_in_lock(&text)).unwrap_or_default())
+            })
+            .clone()
+    }
+
+    /// `package.version` of a manifest, `version.workspace = true` read from its workspace.
+    fn package_version(&mut self, manifest: &Path) -> Option<String> {
+        let doc = self.parse(manifest)?;
+        let version = doc.get("package")?.get("version")?;
+        if let Some(v) = version.as_str() {
+            return Some(v.to_owned());
+        }
+        let workspace = self.workspace_of(manifest.parent()?, &doc)?;
+        workspace.table("package")?.get("version")?.as_str().map(str::to_owned)
+    }
+}
+
+/// Every dependency a manifest declares: normal, dev and build, also under
+/// `[target.'cfg(..)'.…]`, and a workspace root's `[workspace.dependencies]`; `workspace = true`
+/// read from the workspace's entry (its version, rename and path, relative to the root).
+fn declared_dependencies(doc: &toml::Table, dir: &Path, workspace: Option<&Workspace>) -> Vec<DeclaredDependency> {
+    const KINDS: [&str; 3] = ["dependencies", "dev-dependencies", "build-dependencies"];
+    let mut tables: Vec<&toml::Table> = KINDS.iter().filter_map(|k| doc.get(*k)?.as_table()).collect();
+    if let Some(targets) = doc.get("target").and_then(|t| t.as_table()) {
+        for target in targets.values() {
+            tables.extend(KINDS.iter().filter_map(|k| target.get(*k)?.as_table()));
         }
     }
-    dir.ancestors().map(|d| d.join("Cargo.lock")).find(|p| p.is_file())
+    let own_workspace = doc.get("workspace").and_then(|w| w.get("dependencies")).and_then(|d| d.as_table());
+    let inherited = workspace.and_then(|w| Some((w.table("dependencies")?, w.dir.as_path())));
+    let entries = tables.into_iter().flat_map(|t| t.iter().map(|(k, v)| (k, v, dir)));
+    let entries = entries.chain(own_workspace.into_iter().flat_map(|t| t.iter().map(|(k, v)| (k, v, dir))));
+    entries
+        .map(|(key, value, base)| {
+            let (value, base) = match inherited {
+                Some((table, root)) if value.get("workspace").and_then(|w| w.as_bool()) == Some(true) => {
+                    table.get(key).map_or((value, base), |v| (v, root))
+                }
+                _ => (value, base),
+            };
+            DeclaredDependency {
+                // `foo = { package = "rmcp", … }` renames a dependency.
+                name: value.get("package").and_then(|p| p.as_str()).unwrap_or(key).to_owned(),
+                requirement: match value {
+                    toml::Value::String(v) => Some(v.clone()),
+                    other => other.get("version").and_then(|v| v.as_str()).map(str::to_owned),
+                },
+                path: value.get("path").and_then(|p| p.as_str()).map(|p| base.join(p)),
+            }
+        })
+        .collect()
 }
 
 /// The locked versions of SDK crates. Cargo writes each package as `[[package]]` then
@@ -618,6 +852,17 @@ impl CrateContexts {
         self.seeds.lock().unwrap().insert(crate_dir, signals);
     }
 
+    /// The era signals of the crate in `dir`: those the run collected, else a scan of its folder,
+    /// remembered (a sibling crate may be the own code of many).
+    fn signals_of(&self, dir: &Path) -> era::Signals {
+        if let Some(seed) = self.seeds.lock().unwrap().get(dir) {
+            return seed.clone();
+        }
+        let scanned = era::scan_crate(dir);
+        self.seeds.lock().unwrap().insert(dir.to_path_buf(), scanned.clone());
+        scanned
+    }
+
     pub fn for_file(&self, file: &Path) -> Arc<CrateContext> {
         let dir = self.canonical.of_file(file);
         if let Some(cx) = self.by_dir.lock().unwrap().get(&dir) {
@@ -628,8 +873,7 @@ impl CrateContexts {
                 let manifest = key.join("Cargo.toml");
                 let cached = self.by_dir.lock().unwrap().get(&key).cloned();
                 cached.unwrap_or_else(|| {
-                    let seed = self.seeds.lock().unwrap().get(&key).cloned();
-                    let cx = Arc::new(CrateContext::from_manifest_with(&manifest, seed));
+                    let cx = Arc::new(CrateContext::from_manifest_with(&manifest, &|dir| self.signals_of(dir)));
                     self.by_dir.lock().unwrap().insert(key, cx.clone());
                     cx
                 })
@@ -769,7 +1013,7 @@ mod tests {
         assert_eq!(cx.name.as_deref(), Some("srv"));
         assert_eq!(
             cx.sdks,
-            vec![SdkDependency { sdk: Sdk::Rmcp, crate_name: "rmcp".into(), version: Some("3.1.4".into()) }]
+            vec![SdkDependency { sdk: Sdk::Rmcp, crate_name: "rmcp".into(), version: Some("3.1.4".into()), via: None }]
         );
         assert!(cx.uses(Sdk::Rmcp));
     }
@@ -798,6 +1042,188 @@ mod tests {
         assert_eq!(version("srv").as_deref(), Some("3.2.0"));
         // Excluded from the workspace: a crate of its own, with its own lock.
         assert_eq!(version("old").as_deref(), Some("0.8.5"));
+    }
+
+    /// Writes `files` (path, text) under `dir`.
+    fn write_tree(dir: &Path, files: &[(&str, &str)]) {
+        for (name, text) in files {
+            let path = dir.join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+    }
+
+    const WORKSPACE_ROOT: &str = "[workspace]\nmembers = [\"crates/*\"]\n\
+        [workspace.package]\nversion = \"0.4.0\"\n\
+        [workspace.dependencies]\n\
+        rmcp = { version = \"1.3.0\", default-features = false }\n\
+        sdk = { package = \"rust-mcp-sdk\", version = \"0.7\" }\n\
+        serde = \"1\"\n\
+        lr-mcp = { path = \"crates/lr-mcp\" }\n";
+
+    /// The layout of most real servers: the SDK's version in the root's
+    /// `[workspace.dependencies]`, members saying `workspace = true`, no lock file.
+    #[test]
+    fn workspace_members_read_versions_from_the_root() {
+        let d = tempfile::tempdir().unwrap();
+        write_tree(
+            d.path(),
+            &[
+                ("Cargo.toml", WORKSPACE_ROOT),
+                (
+                    "crates/lr-mcp/Cargo.toml",
+                    "[package]\nname = \"lr-mcp\"\nversion.workspace = true\n\
+                     [target.'cfg(unix)'.dependencies]\nrmcp = { workspace = true, features = [\"server\"] }\n\
+                     [dev-dependencies]\nsdk = { workspace = true }\n",
+                ),
+                (
+                    "crates/lr-server/Cargo.toml",
+                    "[package]\nname = \"lr-server\"\n[dependencies]\nlr-mcp.workspace = true\nserde.workspace = true\n",
+                ),
+                ("crates/lr-server/src/main.rs", "fn main() {}\n"),
+            ],
+        );
+        let contexts = CrateContexts::default();
+        let mcp = contexts.for_file(&d.path().join("crates/lr-mcp/src/lib.rs"));
+        let shown = |cx: &CrateContext| -> Vec<String> {
+            cx.sdks.iter().map(|s| format!("{} {:?} via {:?}", s.crate_name, s.version, s.via)).collect()
+        };
+        assert_eq!(shown(&mcp), ["rust-mcp-sdk Some(\"0.7\") via None", "rmcp Some(\"1.3.0\") via None"]);
+        assert_eq!(mcp.era.era, Era::Legacy, "{}", mcp.era.reason);
+        assert!(mcp.era.reason.contains("rmcp 1.3.0"), "{}", mcp.era.reason);
+
+        // A sibling is the project's own code, whatever its name: its SDKs are the crate's.
+        let server = contexts.for_file(&d.path().join("crates/lr-server/src/main.rs"));
+        assert_eq!(
+            shown(&server),
+            ["rust-mcp-sdk Some(\"0.7\") via Some(\"lr-mcp\")", "rmcp Some(\"1.3.0\") via Some(\"lr-mcp\")"]
+        );
+        assert_eq!(server.own_crates, ["lr-mcp"]);
+        assert_eq!(server.era.era, Era::Legacy, "{}", server.era.reason);
+
+        // The root names every workspace dependency, its sibling crates no SDK.
+        let root = contexts.for_file(&d.path().join("build.rs"));
+        assert_eq!(root.sdks.iter().map(|s| s.crate_name.as_str()).collect::<Vec<_>>(), ["rmcp", "rust-mcp-sdk"]);
+        assert_eq!(root.own_crates, ["lr-mcp"]);
+
+        // With the lock file, its versions.
+        std::fs::write(
+            d.path().join("Cargo.lock"),
+            "version = 4\n[[package]]\nname = \"rmcp\"\nversion = \"1.3.2\"\n[[package]]\nname = \"lr-mcp\"\nversion = \"0.4.0\"\n",
+        )
+        .unwrap();
+        let contexts = CrateContexts::default();
+        let server = contexts.for_file(&d.path().join("crates/lr-server/src/main.rs"));
+        assert_eq!(server.sdk_version(Sdk::Rmcp), Some((1, 3)));
+        assert_eq!(server.sdks[1].version.as_deref(), Some("1.3.2"));
+    }
+
+    /// A sibling crate's code is the crate's own: where the crate's sources and SDK say nothing,
+    /// the revisions it names tell the crate's era, and the era note shows where they are.
+    #[test]
+    fn revisions_named_by_a_sibling_crate_tell_where_the_crate_says_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        write_tree(
+            d.path(),
+            &[
+                ("Cargo.toml", "[workspace]\nmembers = [\"app\", \"proto\", \"proto-types\"]\n"),
+                ("app/Cargo.toml", "[package]\nname = \"app\"\n[dependencies]\nproto = { path = \"../proto\" }\n"),
+                ("app/src/main.rs", "fn main() {}\n"),
+                (
+                    "proto/Cargo.toml",
+                    "[package]\nname = \"proto\"\n[dependencies]\nproto-types = { path = \"../proto-types\" }\n",
+                ),
+                ("proto/src/lib.rs", "pub fn f() {}\n"),
+                ("proto-types/Cargo.toml", "[package]\nname = \"proto-types\"\n"),
+                ("proto-types/src/lib.rs", "pub const LATEST: &str = \"2026-07-28\";\n"),
+            ],
+        );
+        let cx = CrateContexts::default().for_file(&d.path().join("app/src/main.rs"));
+        assert_eq!(cx.era.era, Era::Modern, "{}", cx.era.reason);
+        assert!(cx.era.reason.contains("../proto-types/src/lib.rs:1"), "{}", cx.era.reason);
+        assert_eq!(cx.own_crates, ["proto"]);
+        assert_eq!(cx.own_code.len(), 2);
+
+        // Its own sources tell: the siblings' say nothing.
+        std::fs::write(d.path().join("app/src/main.rs"), "fn main() { let v = \"2024-11-05\"; }\n").unwrap();
+        let cx = CrateContexts::default().for_file(&d.path().join("app/src/main.rs"));
+        assert_eq!(cx.era.era, Era::Legacy, "{}", cx.era.reason);
+        assert!(!cx.era.reason.contains("proto-types"), "{}", cx.era.reason);
+    }
+
+    /// Dev-dependencies may form a cycle of path dependencies (`a` → `b` → `a`, a crate on itself
+    /// with test features): each manifest is read once.
+    #[test]
+    fn a_cycle_of_path_dependencies_ends() {
+        let d = tempfile::tempdir().unwrap();
+        write_tree(
+            d.path(),
+            &[
+                ("Cargo.toml", "[workspace]\nmembers = [\"a\", \"b\"]\n"),
+                (
+                    "a/Cargo.toml",
+                    "[package]\nname = \"a\"\n[dependencies]\nrmcp = \"1.4\"\nb = { path = \"../b\" }\n\
+                     [dev-dependencies]\na = { path = \".\", features = [\"testing\"] }\n",
+                ),
+                ("b/Cargo.toml", "[package]\nname = \"b\"\n[dev-dependencies]\na = { path = \"../a\" }\n"),
+            ],
+        );
+        let cx = CrateContexts::default().for_file(&d.path().join("b/src/lib.rs"));
+        assert_eq!(cx.sdks.len(), 1);
+        assert_eq!(cx.sdks[0].via.as_deref(), Some("a"));
+    }
+
+    /// A path dependency on an SDK's own source (its repository's examples) is that SDK, at the
+    /// version its manifest says.
+    #[test]
+    fn a_path_dependency_on_the_sdk_is_the_sdk() {
+        let d = tempfile::tempdir().unwrap();
+        write_tree(
+            d.path(),
+            &[
+                (
+                    "Cargo.toml",
+                    "[workspace]\nmembers = [\"crates/rmcp\", \"examples/srv\"]\n[workspace.package]\nversion = \"3.2.0\"\n",
+                ),
+                ("crates/rmcp/Cargo.toml", "[package]\nname = \"rmcp\"\nversion = { workspace = true }\n"),
+                (
+                    "examples/srv/Cargo.toml",
+                    "[package]\nname = \"srv\"\n[dependencies]\nrmcp = { path = \"../../crates/rmcp\" }\n",
+                ),
+            ],
+        );
+        let cx = CrateContexts::default().for_file(&d.path().join("examples/srv/src/main.rs"));
+        assert_eq!(cx.sdks.len(), 1);
+        assert_eq!(cx.sdks[0].version.as_deref(), Some("3.2.0"));
+        assert!(cx.own_crates.is_empty());
+    }
+
+    /// Tests name old revisions on purpose: they tell the era only where nothing else does, and
+    /// the reason says so.
+    #[test]
+    fn revisions_in_test_code_count_only_where_nothing_else_tells() {
+        let test_only: &[(&str, &str)] = &[
+            ("src/lib.rs", "pub fn f() {}\n#[cfg(test)]\nmod tests {\n    const OLD: &str = \"2025-06-18\";\n}\n"),
+            ("tests/it.rs", "const NEW: &str = \"2026-07-28\";\n"),
+        ];
+        let d = tempfile::tempdir().unwrap();
+        let cx = crate_with(d.path(), None, test_only);
+        assert_eq!(cx.era.era, Era::Dual, "{}", cx.era.reason);
+        assert!(cx.era.reason.ends_with("in test code, as nothing else tells"), "{}", cx.era.reason);
+
+        // The SDK's version tells: the tests say nothing.
+        let d = tempfile::tempdir().unwrap();
+        let cx = crate_with(d.path(), Some("1.3"), test_only);
+        assert_eq!(cx.era.era, Era::Legacy, "{}", cx.era.reason);
+        assert!(!cx.era.reason.contains("test"), "{}", cx.era.reason);
+
+        // So do the sources.
+        let d = tempfile::tempdir().unwrap();
+        let mut files = test_only.to_vec();
+        files.push(("src/version.rs", "pub const V: &str = \"2026-07-28\";\n"));
+        let cx = crate_with(d.path(), None, &files);
+        assert_eq!(cx.era.era, Era::Modern, "{}", cx.era.reason);
+        assert!(cx.era.reason.contains("src/version.rs:1"), "{}", cx.era.reason);
     }
 
     #[test]

@@ -237,7 +237,8 @@ fn load(path: &Path, shown: &str, prefilter: &Prefilter, opts: &Options) -> Load
         if !prefilter.may_matter(text.as_bytes(), FileKind::of(path)) {
             return loaded(FileSignals::default(), Work::Nothing);
         }
-        let (scan, era) = prefilter.scan_file(text.as_bytes(), FileKind::of(path));
+        let (scan, mut era) = prefilter.scan_file(text.as_bytes(), FileKind::of(path));
+        era.mark_test_items(text.as_bytes(), FileKind::of(path));
         let work = if !scan.may_need_parsing() && !crate::suppress::may_have_directives(text) {
             Work::Nothing
         } else {
@@ -261,11 +262,13 @@ fn seed_eras(contexts: &CrateContexts, walked: &[PathBuf], loaded: &[Loaded]) {
         if !walked.iter().any(|w| crate_dir.starts_with(w)) {
             continue;
         }
-        let signals = crates.entry(crate_dir).or_default();
         // Most files name no revision: only those need their real path (a syscall per folder).
         if l.era.modern.is_some() || l.era.legacy.is_some() {
             let canonical = std::fs::canonicalize(&l.path).unwrap_or_else(|_| l.path.clone());
-            signals.add(&canonical, l.era);
+            let test_file = crate::context::is_test_path(&canonical, Some(&crate_dir));
+            crates.entry(crate_dir).or_default().add(&canonical, l.era, test_file);
+        } else {
+            crates.entry(crate_dir).or_default();
         }
     }
     for (dir, signals) in crates {

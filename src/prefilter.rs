@@ -287,6 +287,7 @@ impl Prefilter {
         let signals = FileSignals {
             modern: at(hits.first[Revision::Modern as usize]),
             legacy: at(hits.first[Revision::Legacy as usize]),
+            ..FileSignals::default()
         };
         (self.scan_from(&hits.hit, kind), signals)
     }

@@ -126,10 +126,20 @@ fn dual_era_crates_get_warnings_for_removed_behaviour() {
 fn json_fix_field_carries_edits() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "caps.json", "{\"capabilities\": {\"roots\": {\"listChanged\": true}}}\n");
-    let out = mcp_lint().current_dir(dir.path()).args(["check", "--format", "json", "caps.json"]).assert().code(1);
-    let findings: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    // `"roots"` itself gets `deprecated-feature` too; the flag's finding carries the fix.
-    let f = findings.as_array().unwrap().iter().find(|f| f["rule"] == "roots-list-changed").unwrap();
+    let flag_finding = || {
+        let out = mcp_lint().current_dir(dir.path()).args(["check", "--format", "json", "caps.json"]).assert().code(1);
+        let findings: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        // `"roots"` itself gets `deprecated-feature` too; the flag's finding carries the fix.
+        findings.as_array().unwrap().iter().find(|f| f["rule"] == "roots-list-changed").unwrap().clone()
+    };
+    // Nothing tells the era: legacy peers may still read the flag, so the fix needs a review.
+    let f = flag_finding();
+    assert_eq!(f["era"]["assumed"], "unknown");
+    assert_eq!(f["fix"]["applicability"], "unsafe");
+    assert!(f["fix"]["title"].as_str().unwrap().contains("nothing tells whether"), "{f}");
+    // Its configuration says it targets 2026-07-28 alone: the same fix is safe.
+    write(dir.path(), "mcp-lint.toml", "era = \"2026-07-28\"\n");
+    let f = flag_finding();
     assert_eq!(f["fix"]["applicability"], "safe");
     let edit = &f["fix"]["edits"][0];
     let (s, e) = (edit["byte_range"][0].as_u64().unwrap() as usize, edit["byte_range"][1].as_u64().unwrap() as usize);

@@ -16,6 +16,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+#[path = "support/copy.rs"]
+mod copy;
+use copy::copy_dir;
+
 const READ_TIMEOUT: Duration = Duration::from_secs(60);
 
 fn fixtures() -> PathBuf {
@@ -28,21 +32,6 @@ fn shared_target() -> PathBuf {
     match std::env::var_os("CODEMOD_E2E_TARGET_DIR") {
         Some(dir) => PathBuf::from(dir),
         None => Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap().join("codemod-e2e"),
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let dest = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            if path.file_name().is_some_and(|n| n != "target") {
-                copy_dir(&path, &dest);
-            }
-        } else {
-            std::fs::copy(&path, &dest).unwrap();
-        }
     }
 }
 

@@ -24,10 +24,14 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(ok, "git {args:?}");
 }
 
-/// A git work tree with these files committed.
+/// Says the code around it targets MCP 2026-07-28 alone. Without it nothing would tell (no
+/// crate, no protocol version), and fixes that change what older peers see would be unsafe.
+const TARGETS_2026: (&str, &str) = ("mcp-lint.toml", "era = \"2026-07-28\"\n");
+
+/// A git work tree with these files committed, and `TARGETS_2026`.
 fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    for (name, text) in files {
+    for (name, text) in files.iter().chain([&TARGETS_2026]) {
         let path = dir.path().join(name);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
@@ -93,6 +97,23 @@ fn diff_shows_exactly_what_fix_writes_and_writes_nothing() {
         .stdout(predicate::str::is_empty());
 }
 
+/// Where nothing tells which revisions the code serves, dropping the flag is no safe fix: a legacy
+/// client's servers would no longer be told that roots change. `--unsafe-fixes` applies it.
+#[test]
+fn no_safe_fix_older_peers_would_see_where_nothing_tells_the_era() {
+    let dir = repo(&[("src/client.rs", CLIENT)]);
+    std::fs::remove_file(dir.path().join(TARGETS_2026.0)).unwrap();
+    git(dir.path(), &["commit", "-qam", "era unknown"]);
+    mcp_lint(dir.path())
+        .args(["fix", "--select", "roots-list-changed", "."])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("fixed 0 finding(s)").and(predicate::str::contains("--unsafe-fixes")));
+    assert_eq!(std::fs::read_to_string(dir.path().join("src/client.rs")).unwrap(), CLIENT);
+    mcp_lint(dir.path()).args(["fix", "--select", "roots-list-changed", "--unsafe-fixes", "."]).assert().code(0);
+    assert!(!std::fs::read_to_string(dir.path().join("src/client.rs")).unwrap().contains("enable_roots_list_changed"));
+}
+
 #[test]
 fn dirty_files_are_refused_unless_allowed() {
     let dir = repo(&[("caps.json", "{}\n")]);
@@ -111,6 +132,7 @@ fn dirty_files_are_refused_unless_allowed() {
 fn files_outside_version_control_need_allow_no_vcs() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("caps.json"), CAPS).unwrap();
+    std::fs::write(dir.path().join(TARGETS_2026.0), TARGETS_2026.1).unwrap();
     mcp_lint(dir.path())
         .args(["fix", "caps.json"])
         .assert()

@@ -252,6 +252,10 @@ fn apply(text: &str, mut edits: Vec<(usize, usize, String)>) -> String {
     out
 }
 
+/// Says the code around it targets 2026-07-28 alone: dropping `listChanged` is then a safe fix
+/// (where nothing tells the era, it is unsafe).
+const TARGETS_2026: &str = "era = \"2026-07-28\"\n";
+
 /// 1-based line and code-point column of a byte offset, computed here independently.
 fn position(text: &str, offset: usize) -> (u64, u64) {
     let before = &text[..offset];
@@ -260,10 +264,12 @@ fn position(text: &str, offset: usize) -> (u64, u64) {
     (line as u64, column as u64)
 }
 
-/// What `mcp-lint fix` writes for this file, from a copy.
+/// What `mcp-lint fix` writes for this file, from a copy, in code said to target 2026-07-28 alone
+/// (as the tests that compare with it say).
 fn fixed_by_mcp_lint(name: &str, text: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), name, text);
+    write(dir.path(), "mcp-lint.toml", TARGETS_2026);
     mcp_lint().current_dir(dir.path()).args(["fix", "--allow-no-vcs", name]).output().unwrap();
     std::fs::read_to_string(path).unwrap()
 }
@@ -272,6 +278,7 @@ fn fixed_by_mcp_lint(name: &str, text: &str) -> String {
 fn sarif_fixes_do_what_mcp_lint_fix_does() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "caps.json", CAPS_WITH_LIST_CHANGED);
+    write(dir.path(), "mcp-lint.toml", TARGETS_2026);
     let (code, stdout, _) = check(dir.path(), &["--format", "sarif", "caps.json"]);
     assert_eq!(code, 1);
     let doc = validated_sarif(&stdout);
@@ -616,6 +623,7 @@ fn cargo_json_is_cargo_messages_that_agree_with_the_json_format() {
 fn cargo_json_fixes_are_machine_applicable_suggestions() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "caps.json", CAPS_WITH_LIST_CHANGED);
+    write(dir.path(), "mcp-lint.toml", TARGETS_2026);
     let (_, stdout, _) = check(dir.path(), &["--format", "cargo-json", "caps.json"]);
     let messages = cargo_messages(&stdout);
     let d = messages

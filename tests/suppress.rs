@@ -211,6 +211,8 @@ fn fix_removes_unused_suppressions_and_leaves_suppressed_findings() {
         "}\n",
     );
     write(dir.path(), "caps.jsonc", text);
+    // Said to target 2026-07-28 alone: dropping the flag is then a safe fix.
+    write(dir.path(), "mcp-lint.toml", "era = \"2026-07-28\"\n");
     mcp_lint()
         .current_dir(dir.path())
         .args(["fix", "--allow-no-vcs", "--select", "roots-list-changed", "caps.jsonc"])

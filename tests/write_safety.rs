@@ -9,6 +9,10 @@ use std::process::Output;
 use assert_cmd::Command;
 use mcp_lint::fix::write::{WriteError, write_atomically, write_with_hook};
 
+/// These tests are about how fixes are written, in code that says it targets 2026-07-28 alone
+/// (where nothing tells, dropping `listChanged` is no safe fix).
+const TARGETS_2026: &str = "era = \"2026-07-28\"\n";
+
 const CAPS: &str = "{\n  \"clientCapabilities\": {\n    \"roots\": { \"listChanged\": true }\n  }\n}\n";
 
 fn mcp_lint(dir: &Path) -> Command {
@@ -78,6 +82,7 @@ fn path_with(first: &Path) -> String {
 #[test]
 fn a_file_changed_after_fix_read_it_is_not_written() {
     let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "mcp-lint.toml", TARGETS_2026);
     let caps = write(dir.path(), "caps.json", CAPS);
     git(dir.path(), &["init", "-q"]);
     git(dir.path(), &["add", "-A"]);
@@ -101,6 +106,7 @@ fn a_file_changed_after_fix_read_it_is_not_written() {
 #[test]
 fn a_file_deleted_after_fix_read_it_is_not_recreated() {
     let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "mcp-lint.toml", TARGETS_2026);
     let caps = write(dir.path(), "caps.json", CAPS);
     write(dir.path(), "other/caps.json", CAPS);
     git(dir.path(), &["init", "-q"]);
@@ -128,6 +134,7 @@ fn symlinks_are_never_written_through() {
     let outside = tempfile::tempdir().unwrap();
     let target = write(outside.path(), "caps.json", CAPS);
     let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "mcp-lint.toml", TARGETS_2026);
     let link = dir.path().join("linked.json");
     std::os::unix::fs::symlink(&target, &link).unwrap();
     std::os::unix::fs::symlink(outside.path(), dir.path().join("linked-dir")).unwrap();
@@ -194,6 +201,7 @@ fn running_as_root() -> bool {
 #[test]
 fn permissions_owner_and_group_survive_a_fix() {
     let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "mcp-lint.toml", TARGETS_2026);
     let shared = write(dir.path(), "shared.json", CAPS);
     let script = write(dir.path(), "tool.json", CAPS);
     let owned_by_other = running_as_root();
@@ -247,6 +255,7 @@ fn a_file_whose_owner_cannot_be_kept_is_not_written() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "mcp-lint.toml", TARGETS_2026);
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
     let path = write(dir.path(), "caps.json", CAPS);
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).unwrap();

@@ -251,7 +251,13 @@ fn sdks(krate: &CrateContext) -> String {
     let names: Vec<String> = krate
         .sdks
         .iter()
-        .map(|d| format!("{} {}", d.crate_name, d.version.as_deref().unwrap_or("(version unknown)")))
+        .map(|d| {
+            let version = d.version.as_deref().unwrap_or("(version unknown)");
+            match &d.via {
+                Some(via) => format!("{} {version} (through {})", d.crate_name, code(via)),
+                None => format!("{} {version}", d.crate_name),
+            }
+        })
         .collect();
     cell(&names.join(", "))
 }

@@ -28,7 +28,7 @@ impl<'c, 'a> RuleVisitor<'c, 'a> {
     }
 
     pub fn run(&mut self, file: &syn::File) {
-        self.cx.file_sdks = imported_sdks(file);
+        self.cx.file_sdks = imported_sdks(file, &self.cx.crate_ctx.own_crates);
         self.cx.test_code = crate::rust::test_code::TestCode::of(self.cx, file);
         if self.cx.file_role == Role::Unknown && !self.cx.test_code.ranges.is_empty() {
             // A server file whose unit tests drive it with a client (`impl ClientHandler for
@@ -358,8 +358,9 @@ impl RuleVisitor<'_, '_> {
     }
 }
 
-/// SDKs named by the file's `use` declarations (`use rmcp::…`, `use rust_mcp_sdk::…`).
-pub(crate) fn imported_sdks(file: &syn::File) -> Vec<Sdk> {
+/// SDKs named by the file's `use` declarations (`use rmcp::…`, `use rust_mcp_sdk::…`), not the
+/// crate's own crates (`own`, its workspace's: `use lr_mcp::…` is the project's code).
+pub(crate) fn imported_sdks(file: &syn::File, own: &[String]) -> Vec<Sdk> {
     let mut out = Vec::new();
     for item in &file.items {
         if let syn::Item::Use(u) = item {
@@ -371,6 +372,7 @@ pub(crate) fn imported_sdks(file: &syn::File) -> Vec<Sdk> {
             };
             if let Some(sdk) = Sdk::from_use_root(&root)
                 && !out.contains(&sdk)
+                && !own.iter().any(|c| c.replace('-', "_") == root)
             {
                 out.push(sdk);
             }

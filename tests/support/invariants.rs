@@ -29,7 +29,7 @@ use mcp_lint::source::{FileKind, SourceFile};
 /// The crate contexts every input is checked under: none (a lone file) and an rmcp crate that
 /// serves both eras, which turns on SDK-specific paths and warning severities.
 pub fn contexts() -> Vec<CrateContext> {
-    let rmcp = SdkDependency { sdk: Sdk::Rmcp, crate_name: "rmcp".into(), version: Some("0.8.5".into()) };
+    let rmcp = SdkDependency { sdk: Sdk::Rmcp, crate_name: "rmcp".into(), version: Some("0.8.5".into()), via: None };
     vec![
         CrateContext::default(),
         CrateContext {

@@ -83,7 +83,7 @@ pub fn unseen_parsed(
         return "the file does not parse, so the roots codemod cannot rewrite it".into();
     };
     // The file's imports tell when the manifest does not (a file outside any crate).
-    let imported = crate::rust::visitor::imported_sdks(&parsed.file);
+    let imported = crate::rust::visitor::imported_sdks(&parsed.file, &crate_ctx.own_crates);
     let by_spelling =
         [("request_root_list(", Sdk::RustMcpSdk), ("roots_list(", Sdk::McpAttr), ("request_client_roots(", Sdk::Pmcp)]
             .iter()
