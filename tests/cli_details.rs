@@ -135,6 +135,8 @@ fn counts_are_singular_for_one() {
     let out = check(&["--baseline", baseline.to_str().unwrap(), "."]);
     assert!(stderr(&out).contains("note: 1 finding already in the baseline was not reported"), "{}", stderr(&out));
 
+    // The fix is safe only where the era is known to be 2026-07-28 alone.
+    write(dir.path(), "mcp-lint.toml", "era = \"2026-07-28\"\n");
     let fix = ["fix", "--allow-no-vcs", "--select", "roots-list-changed", "caps.json"];
     let out = mcp_lint().current_dir(dir.path()).args(fix).output().unwrap();
     assert!(stderr(&out).starts_with("fixed 1 finding in 1 file\n"), "{}", stderr(&out));

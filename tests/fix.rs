@@ -108,7 +108,7 @@ fn no_safe_fix_older_peers_would_see_where_nothing_tells_the_era() {
         .args(["fix", "--select", "roots-list-changed", "."])
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("fixed 0 finding(s)").and(predicate::str::contains("--unsafe-fixes")));
+        .stderr(predicate::str::contains("fixed 0 findings").and(predicate::str::contains("--unsafe-fixes")));
     assert_eq!(std::fs::read_to_string(dir.path().join("src/client.rs")).unwrap(), CLIENT);
     mcp_lint(dir.path()).args(["fix", "--select", "roots-list-changed", "--unsafe-fixes", "."]).assert().code(0);
     assert!(!std::fs::read_to_string(dir.path().join("src/client.rs")).unwrap().contains("enable_roots_list_changed"));

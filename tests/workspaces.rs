@@ -81,7 +81,7 @@ fn fix_changes_nothing_older_peers_see_in_a_legacy_workspace() {
     let before = snapshot(&dir, &files);
     let out = mcp_lint(&dir).args(["fix", "--allow-no-vcs", "."]).assert().code(1);
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
-    assert!(stderr.contains("fixed 0 finding(s)"), "{stderr}");
+    assert!(stderr.contains("fixed 0 findings"), "{stderr}");
     assert_eq!(snapshot(&dir, &files), before);
 
     mcp_lint(&dir)
