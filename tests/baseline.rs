@@ -3,20 +3,11 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn mcp_lint() -> Command {
-    let mut cmd = Command::cargo_bin("mcp-lint").unwrap();
-    cmd.env("NO_COLOR", "1");
-    cmd
-}
-
-fn write(dir: &Path, name: &str, text: &str) {
-    let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
+#[path = "support/cli.rs"]
+mod cli;
+use cli::{mcp_lint, write};
 
 /// A server with one `server-roots-request` finding per line of `calls`.
 fn server(calls: &[&str]) -> String {
