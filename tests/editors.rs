@@ -13,6 +13,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+#[path = "support/skip.rs"]
+mod skip;
+
 fn readme_snippet(name: &str) -> String {
     let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
     let marker = format!("<!-- tests/editors.rs: {name} -->\n");
@@ -213,8 +216,10 @@ fn neovim_snippets_publish_the_clis_findings_for_every_kind() {
     }
     let neovims = neovims();
     if neovims.is_empty() {
-        assert!(std::env::var_os("MCP_LINT_REQUIRE_NVIM").is_none(), "nvim is required (MCP_LINT_REQUIRE_NVIM)");
-        eprintln!("skipped: no nvim on PATH or in MCP_LINT_NVIM (Debian: apt-get install neovim)");
+        skip::missing_tool(
+            "MCP_LINT_REQUIRE_NVIM",
+            "no nvim on PATH or in MCP_LINT_NVIM (Debian: apt-get install neovim)",
+        );
         return;
     }
     let dir = tempfile::tempdir().unwrap();

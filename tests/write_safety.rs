@@ -9,6 +9,9 @@ use std::process::Output;
 use assert_cmd::Command;
 use mcp_lint::fix::write::{WriteError, write_atomically, write_with_hook};
 
+#[path = "support/skip.rs"]
+mod skip;
+
 const CAPS: &str = "{\n  \"clientCapabilities\": {\n    \"roots\": { \"listChanged\": true }\n  }\n}\n";
 
 fn mcp_lint(dir: &Path) -> Command {
@@ -83,7 +86,7 @@ fn a_file_changed_after_fix_read_it_is_not_written() {
     git(dir.path(), &["add", "-A"]);
     git(dir.path(), &["commit", "-qm", "init"]);
     let Some(shim) = meddling_git("printf '\\n' >>", &caps) else {
-        eprintln!("skipped: git is not installed");
+        skip::skipped("git is not installed");
         return;
     };
     let out =
@@ -107,7 +110,7 @@ fn a_file_deleted_after_fix_read_it_is_not_recreated() {
     git(dir.path(), &["add", "-A"]);
     git(dir.path(), &["commit", "-qm", "init"]);
     let Some(shim) = meddling_git("rm -f", &caps) else {
-        eprintln!("skipped: git is not installed");
+        skip::skipped("git is not installed");
         return;
     };
     let out =
@@ -243,7 +246,7 @@ fn a_file_whose_owner_cannot_be_kept_is_not_written() {
     };
     // The build folder may not be open to other users (a checkout under /root).
     if !running_as_root() || !as_nobody().arg("--version").output().is_ok_and(|o| o.status.success()) {
-        eprintln!("skipped: needs root, /usr/bin/setpriv and a binary other users may run, to act as a second user");
+        skip::skipped("needs root, /usr/bin/setpriv and a binary other users may run, to act as a second user");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
