@@ -12,6 +12,15 @@
 
 #![allow(dead_code)] // each includer uses a part
 
+// `cargo fuzz run` without `--no-cfg-fuzzing` builds proc-macro2 under `cfg(fuzzing)`, where it records
+// no span locations: every Rust span is `0..0`, and the Rust targets would fuzz a linter that cannot
+// locate anything (and stop on what that breaks, not on bugs).
+#[allow(unexpected_cfgs)] // only cargo-fuzz sets it
+mod spans_have_locations {
+    #[cfg(fuzzing)]
+    compile_error!("build the fuzz targets with `cargo fuzz run --no-cfg-fuzzing` (docs/testing.md)");
+}
+
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
