@@ -8,6 +8,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
+#[path = "support/skip.rs"]
+mod skip;
+
 const CRATES: &[&str] = &[
     "workspace-tools",
     "project-notes",
@@ -323,7 +326,7 @@ fn strip_markers(dir: &Path) {
 #[test]
 fn a_rustfmt_clean_crate_stays_clean() {
     if !rustfmt_installed() {
-        eprintln!("skipped: rustfmt is not installed, so `fix` leaves the text as the codemod wrote it");
+        skip::skipped("rustfmt is not installed, so `fix` leaves the text as the codemod wrote it");
         return;
     }
     for markers in [true, false] {

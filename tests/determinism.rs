@@ -8,6 +8,9 @@ use std::process::Output;
 use assert_cmd::Command;
 use serde_json::Value;
 
+#[path = "support/skip.rs"]
+mod skip;
+
 fn mcp_lint(dir: &Path) -> Command {
     let mut cmd = Command::cargo_bin("mcp-lint").unwrap();
     cmd.current_dir(dir).env("NO_COLOR", "1");
@@ -70,7 +73,7 @@ fn output_is_the_same_with_one_thread_and_many_in_every_format() {
 fn statistics_are_the_same_with_one_thread_and_many() {
     let one = run(&["check", "--statistics", "--threads", "1", "fixtures"]);
     if one.status.code().is_none_or(|c| c >= 2) {
-        eprintln!("skipped: this build has no --statistics");
+        skip::skipped("this build has no --statistics");
         return;
     }
     let many = run(&["check", "--statistics", "--threads", "8", "fixtures"]);

@@ -14,6 +14,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+#[path = "support/skip.rs"]
+mod skip;
+
 /// README.md and every docs/*.md page, in that order.
 fn doc_pages() -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -229,8 +232,10 @@ fn neovim_snippets_publish_the_clis_findings_for_every_kind() {
     }
     let neovims = neovims();
     if neovims.is_empty() {
-        assert!(std::env::var_os("MCP_LINT_REQUIRE_NVIM").is_none(), "nvim is required (MCP_LINT_REQUIRE_NVIM)");
-        eprintln!("skipped: no nvim on PATH or in MCP_LINT_NVIM (Debian: apt-get install neovim)");
+        skip::missing_tool(
+            "MCP_LINT_REQUIRE_NVIM",
+            "no nvim on PATH or in MCP_LINT_NVIM (Debian: apt-get install neovim)",
+        );
         return;
     }
     let dir = tempfile::tempdir().unwrap();

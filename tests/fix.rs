@@ -6,6 +6,9 @@ use std::process::Command as Std;
 use assert_cmd::Command;
 use predicates::prelude::*;
 
+#[path = "support/skip.rs"]
+mod skip;
+
 fn mcp_lint(dir: &Path) -> Command {
     let mut cmd = Command::cargo_bin("mcp-lint").unwrap();
     cmd.current_dir(dir).env("NO_COLOR", "1");
@@ -164,4 +167,102 @@ fn crlf_and_bom_survive() {
     assert!(fixed.starts_with('\u{feff}'));
     assert!(!fixed.contains("enable_roots_list_changed"));
     assert!(!fixed.replace("\r\n", "").contains('\n'), "a bare LF crept in: {fixed:?}");
+}
+
+/// A crate file that is `rustfmt`-clean, where removing `.enable_roots_list_changed()` lets
+/// rustfmt join the chain on one line: everything after it moves up a line, and on line 5 left.
+const REFLOWED: &str = r#"use rmcp::model::{ClientCapabilities, ClientInfo};
+use rmcp::{RoleServer, service::RequestContext};
+
+fn client_info() -> ClientInfo {
+    let capabilities = ClientCapabilities::builder()
+        .enable_roots()
+        .enable_roots_list_changed()
+        .build();
+    ClientInfo {
+        capabilities,
+        ..Default::default()
+    }
+}
+
+async fn count_roots(context: RequestContext<RoleServer>) -> usize {
+    let roots = dbg!(context.peer.list_roots().await.unwrap());
+    roots.roots.len()
+}
+"#;
+
+/// `fix`'s `left:` lines: (file:line:column, rule, why).
+fn left_lines(stderr: &str) -> Vec<(String, String, String)> {
+    stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("left: "))
+        .map(|l| {
+            let (at_rule, why) = l.split_once(" (").unwrap();
+            let (at, rule) = at_rule.rsplit_once(": ").unwrap();
+            (at.to_owned(), rule.to_owned(), why.strip_suffix(')').unwrap().to_owned())
+        })
+        .collect()
+}
+
+/// Where an independent `check` of the written files finds each finding: (file:line:column, rule).
+fn check_positions(dir: &Path) -> Vec<(String, String)> {
+    let out = mcp_lint(dir).args(["check", "--format", "json", "."]).output().unwrap();
+    let findings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut at: Vec<(String, String)> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let start = &f["range"]["start"];
+            (format!("{}:{}:{}", f["path"].as_str().unwrap(), start["line"], start["column"]), f["rule"].to_string())
+        })
+        .map(|(at, rule)| (at, rule.trim_matches('"').to_owned()))
+        .collect();
+    at.sort();
+    at
+}
+
+/// What `fix` says is left, and why, is read in the text it wrote, laid out by rustfmt or not:
+/// the positions are those an independent `check` of the written file reports, and the reasons
+/// (which quote the code at a finding) are the same either way.
+#[test]
+fn leftovers_are_placed_in_the_written_text_with_and_without_rustfmt() {
+    let rustfmt_runs =
+        std::process::Command::new("rustfmt").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !rustfmt_runs {
+        skip::skipped("rustfmt is not installed (rustup component add rustfmt): only the run without it is checked");
+    }
+    let manifest =
+        "[package]\nname = \"roots-user\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\nrmcp = \"0.8\"\n";
+    let mut reasons = Vec::new();
+    for with_rustfmt in [false, true].into_iter().filter(|on| !on || rustfmt_runs) {
+        let dir = repo(&[("Cargo.toml", manifest), ("src/lib.rs", REFLOWED)]);
+        let mut fix = mcp_lint(dir.path());
+        if !with_rustfmt {
+            fix.env("RUSTFMT", dir.path().join("no-rustfmt-here"));
+        }
+        let out = fix.args(["fix", "--unsafe-fixes", "."]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        let written = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+        assert!(!written.contains("enable_roots_list_changed"), "{written}");
+        // The case this test is for: rustfmt moved what is left.
+        let joined = written.contains("ClientCapabilities::builder().enable_roots().build();");
+        assert_eq!(joined, with_rustfmt, "{written}");
+
+        let left = left_lines(&stderr);
+        let mut left_at: Vec<(String, String)> = left.iter().map(|(at, rule, _)| (at.clone(), rule.clone())).collect();
+        left_at.sort();
+        assert_eq!(left_at, check_positions(dir.path()), "rustfmt {with_rustfmt}:\n{stderr}\n{written}");
+        assert_eq!(left.len(), 2, "{stderr}");
+        reasons.push(left.into_iter().map(|(_, rule, why)| (rule, why)).collect::<Vec<_>>());
+    }
+    if let [without, with] = &reasons[..] {
+        assert_eq!(without, with, "the reasons depend on the layout");
+    }
+    assert!(
+        reasons[0]
+            .iter()
+            .any(|(rule, why)| rule == "server-roots-request" && why.starts_with("the roots codemod left it"))
+    );
 }

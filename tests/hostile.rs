@@ -9,6 +9,9 @@ use std::time::Duration;
 use assert_cmd::Command;
 use serde_json::Value;
 
+#[path = "support/skip.rs"]
+mod skip;
+
 fn mcp_lint() -> Command {
     let mut cmd = Command::cargo_bin("mcp-lint").unwrap();
     // A hang is a failure too, not a stuck test run.
@@ -397,8 +400,8 @@ fn unreadable_files_and_folders_get_a_note_or_an_error() {
     std::fs::set_permissions(root.join("closed"), std::fs::Permissions::from_mode(0o000)).unwrap();
 
     let Some(mut cmd) = as_unprivileged_user(root) else {
-        eprintln!(
-            "skipped: running as root, and the binary cannot be run as another user here (no /usr/bin/setpriv, or its folder is closed to others)"
+        skip::skipped(
+            "running as root, and the binary cannot be run as another user here (no /usr/bin/setpriv, or its folder is closed to others)",
         );
         return;
     };
@@ -425,7 +428,7 @@ fn fifos_and_other_special_files_never_block_the_run() {
     let fifo = dir.path().join("pipe.rs");
     let made = std::process::Command::new("mkfifo").arg(&fifo).status().map(|s| s.success()).unwrap_or(false);
     if !made {
-        eprintln!("skipped: mkfifo is not available");
+        skip::skipped("mkfifo is not available");
         return;
     }
     // Walked: not a regular file, so not opened (opening a FIFO blocks until a writer comes).

@@ -8,6 +8,9 @@ use std::process::Output;
 use assert_cmd::Command;
 use unicode_width::UnicodeWidthStr;
 
+#[path = "support/skip.rs"]
+mod skip;
+
 const COLOR_VARS: [&str; 5] = ["NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "FORCE_COLOR", "COLUMNS"];
 
 fn mcp_lint() -> Command {
@@ -144,7 +147,7 @@ fn a_bad_color_value_is_a_usage_error() {
 /// (bsdutils, part of every Debian system), with `env` set in it first.
 fn on_a_terminal(path: &Path, env: &str) -> Option<String> {
     if std::process::Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: `script` (util-linux) is not installed, so no pseudo-terminal");
+        skip::skipped("`script` (util-linux) is not installed, so no pseudo-terminal");
         return None;
     }
     let bin = assert_cmd::cargo::cargo_bin("mcp-lint");

@@ -20,6 +20,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+#[path = "support/skip.rs"]
+mod skip;
+
 /// A server tool that asks the client for its folders, and the capabilities of two clients it talks
 /// to: `server-roots-request` at 9:35, `deprecated-feature` at 16:35 and 21:35, `roots-list-changed`
 /// at 16:50 and 21:50 (each with a safe fix removing `.enable_roots_list_changed()`).
@@ -168,10 +171,7 @@ fn the_extension_in_code_server_shows_findings_and_applies_a_fix() {
     let tools = match find_tools() {
         Ok(tools) => tools,
         Err(reason) => {
-            if std::env::var_os("MCP_LINT_REQUIRE_VSCODE").is_some_and(|v| v == "1") {
-                panic!("{reason}, and MCP_LINT_REQUIRE_VSCODE=1 requires it");
-            }
-            eprintln!("skipped: {reason}");
+            skip::missing_tool("MCP_LINT_REQUIRE_VSCODE", &reason);
             return;
         }
     };

@@ -9,6 +9,9 @@ use std::process::Output;
 use assert_cmd::Command;
 use mcp_lint::fix::write::{WriteError, write_atomically, write_with_hook};
 
+#[path = "support/skip.rs"]
+mod skip;
+
 /// These tests are about how fixes are written, in code that says it targets 2026-07-28 alone
 /// (where nothing tells, dropping `listChanged` is no safe fix).
 const TARGETS_2026: &str = "era = \"2026-07-28\"\n";
@@ -88,7 +91,7 @@ fn a_file_changed_after_fix_read_it_is_not_written() {
     git(dir.path(), &["add", "-A"]);
     git(dir.path(), &["commit", "-qm", "init"]);
     let Some(shim) = meddling_git("printf '\\n' >>", &caps) else {
-        eprintln!("skipped: git is not installed");
+        skip::skipped("git is not installed");
         return;
     };
     let out =
@@ -113,7 +116,7 @@ fn a_file_deleted_after_fix_read_it_is_not_recreated() {
     git(dir.path(), &["add", "-A"]);
     git(dir.path(), &["commit", "-qm", "init"]);
     let Some(shim) = meddling_git("rm -f", &caps) else {
-        eprintln!("skipped: git is not installed");
+        skip::skipped("git is not installed");
         return;
     };
     let out =
@@ -251,7 +254,7 @@ fn a_file_whose_owner_cannot_be_kept_is_not_written() {
     };
     // The build folder may not be open to other users (a checkout under /root).
     if !running_as_root() || !as_nobody().arg("--version").output().is_ok_and(|o| o.status.success()) {
-        eprintln!("skipped: needs root, /usr/bin/setpriv and a binary other users may run, to act as a second user");
+        skip::skipped("needs root, /usr/bin/setpriv and a binary other users may run, to act as a second user");
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -1,5 +1,6 @@
 //! Rust source → `check`: never panics; every range lies inside the file on character boundaries;
 //! every output format renders.
+//! The body is `tests/support/invariants.rs`'s `check_rust`, which `cargo test` runs on the seeds too.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -9,8 +10,5 @@ mod invariants;
 
 fuzz_target!(|data: &[u8]| {
     // Files that are not UTF-8 are skipped before parsing; the lossy text keeps mutated inputs useful.
-    let text = String::from_utf8_lossy(data);
-    for ctx in invariants::contexts() {
-        invariants::check_invariants("fuzz.rs", &text, &ctx);
-    }
+    invariants::check_rust(&String::from_utf8_lossy(data));
 });

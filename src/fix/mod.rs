@@ -91,6 +91,23 @@ pub fn fix_text_with(
     mode: Mode,
     settings: &FileSettings,
 ) -> FileFix {
+    fix_and_lay_out(path, display, original, crate_ctx, rules, role, mode, settings, &|_| None)
+}
+
+/// `fix_text_with`, then `lay_out` on the text to be written (`None`: keep it as it is), before
+/// the findings left are looked for: their positions and reasons are read in the written text.
+#[allow(clippy::too_many_arguments)]
+pub fn fix_and_lay_out(
+    path: PathBuf,
+    display: String,
+    original: String,
+    crate_ctx: &CrateContext,
+    rules: &[&'static dyn Rule],
+    role: Role,
+    mode: Mode,
+    settings: &FileSettings,
+    lay_out: &dyn Fn(&str) -> Option<String>,
+) -> FileFix {
     let kind = FileKind::of(&path);
     let line_ending = if original.contains("\r\n") { "\r\n" } else { "\n" };
     let mut text = original.clone();
@@ -143,6 +160,9 @@ pub fn fix_text_with(
         dropped = Some(why);
         text = original.clone();
         applied.clear();
+    }
+    if let Some(laid_out) = lay_out(&text) {
+        text = laid_out;
     }
     let remaining = check(&text)
         .into_iter()
@@ -258,8 +278,16 @@ pub fn fix_paths(paths: &[PathBuf], opts: &crate::engine::Options, mode: Mode) -
                         return Ok(None);
                     }
                     let crate_ctx = crate::engine::crate_context(&contexts, path, &settings);
+                    // Files that were `rustfmt`-clean (as read from disk) stay clean: the fixes'
+                    // lines laid out as `cargo fmt` would.
+                    let on_disk = start.map_or(text.as_str(), |s| s.original.as_str()).to_owned();
+                    let tidy = |fixed: &str| match FileKind::of(path) {
+                        FileKind::Rust => codemod::rustfmt::tidy(path, &on_disk, fixed),
+                        _ => None,
+                    };
                     let (path, shown) = (path.clone(), shown.clone());
-                    let mut fixed = fix_text_with(path, shown, text, &crate_ctx, &active, role, mode, &settings);
+                    let mut fixed =
+                        fix_and_lay_out(path, shown, text, &crate_ctx, &active, role, mode, &settings, &tidy);
                     codemods.patch(&mut fixed);
                     Ok(Some(fixed))
                 })
@@ -273,17 +301,9 @@ pub fn fix_paths(paths: &[PathBuf], opts: &crate::engine::Options, mode: Mode) -
             Err(note) => run.notes.push(note),
         }
     }
-    codemods.add_missing(&mut run.files);
+    crate::engine::thread_pool(opts).install(|| codemods.add_missing(&mut run.files));
     run.notes.extend(codemods.notes);
     run.files.sort_by(|a, b| a.display.cmp(&b.display));
-    // Files that were `rustfmt`-clean stay clean (the fixes' lines laid out as `cargo fmt` would).
-    crate::engine::thread_pool(opts).install(|| {
-        run.files.par_iter_mut().filter(|f| f.changed() && FileKind::of(&f.path) == FileKind::Rust).for_each(|f| {
-            if let Some(tidy) = codemod::rustfmt::tidy(&f.path, &f.original, &f.fixed) {
-                f.fixed = tidy;
-            }
-        })
-    });
     codemod::run::explain_remaining(&mut run.files, mode, &contexts, opts.max_file_size, &opts.settings);
 
     run

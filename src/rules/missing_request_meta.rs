@@ -261,7 +261,7 @@ fn missing_fix(cx: &Cx, meta: Option<&JsonNode>, params: Option<&JsonNode>, miss
     let edit = match (meta, params) {
         (Some(meta), _) => {
             let members: Vec<(&str, String)> = missing.iter().map(|k| (*k, value(k))).collect();
-            insert_first_members(text, meta, &members)
+            insert_first_members(text, meta, &members)?
         }
         (None, Some(params)) => {
             // The new object in the layout of `params` (compact JSON stays compact).
@@ -270,7 +270,7 @@ fn missing_fix(cx: &Cx, meta: Option<&JsonNode>, params: Option<&JsonNode>, miss
             });
             let (colon, comma) = if compact { (":", ",") } else { (": ", ", ") };
             let inner = missing.iter().map(|k| format!("\"{k}\"{colon}{}", value(k))).collect::<Vec<_>>().join(comma);
-            insert_first_members(text, params, &[("_meta", format!("{{{inner}}}"))])
+            insert_first_members(text, params, &[("_meta", format!("{{{inner}}}"))])?
         }
         (None, None) => return None,
     };

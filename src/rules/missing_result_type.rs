@@ -107,25 +107,28 @@ fn check_result(cx: &mut Cx, response: &JsonNode, result: &JsonNode) {
     let input_required = result.get("inputRequests").is_some() || result.get("requestState").is_some();
     let value = if input_required { "input_required" } else { "complete" };
     let edit = insert_first_members(&cx.file.text, result, &[("resultType", format!("\"{value}\""))]);
-    cx.report(
-        &META,
-        result_member.key_range.clone(),
-        "this result has no `resultType`; since MCP 2026-07-28 every result MUST carry it",
-        "result without `resultType`",
-    )
-    .help(format!(
-        "add `\"resultType\": \"{value}\"`{}",
-        if input_required {
-            " (the result carries `inputRequests`/`requestState`: it is an `InputRequiredResult`)"
-        } else {
-            ": clients read a missing value as `complete` only from legacy servers"
-        }
-    ))
-    .fix(Fix {
-        title: format!("add `\"resultType\": \"{value}\"`"),
-        applicability: Applicability::Safe,
-        edits: vec![edit],
-    });
+    let d = cx
+        .report(
+            &META,
+            result_member.key_range.clone(),
+            "this result has no `resultType`; since MCP 2026-07-28 every result MUST carry it",
+            "result without `resultType`",
+        )
+        .help(format!(
+            "add `\"resultType\": \"{value}\"`{}",
+            if input_required {
+                " (the result carries `inputRequests`/`requestState`: it is an `InputRequiredResult`)"
+            } else {
+                ": clients read a missing value as `complete` only from legacy servers"
+            }
+        ));
+    if let Some(edit) = edit {
+        d.fix(Fix {
+            title: format!("add `\"resultType\": \"{value}\"`"),
+            applicability: Applicability::Safe,
+            edits: vec![edit],
+        });
+    }
 }
 
 /// Whether the file's code sets `resultType` outside JSON keys (`resp["result"]["resultType"] = …`,
@@ -145,8 +148,14 @@ fn result_type_set_in_code(cx: &mut Cx) -> bool {
 /// An edit that inserts members (`(key, value as JSON text)`) at the start of object `obj`, in the
 /// object's layout: on their own lines with the first member's indentation when the members are on
 /// lines of their own, else inline; with the colon spacing the object already uses. Works on JSON
-/// files and `json!` bodies alike (both write keys as string literals).
-pub(crate) fn insert_first_members(text: &str, obj: &JsonNode, new: &[(&str, String)]) -> Edit {
+/// files and `json!` bodies alike (both write keys as string literals). `None` when the object's
+/// range does not hold it, braces included (a `json!` body whose tokens have no source location):
+/// an edit computed from it would land anywhere.
+pub(crate) fn insert_first_members(text: &str, obj: &JsonNode, new: &[(&str, String)]) -> Option<Edit> {
+    let written = text.get(obj.range.clone())?;
+    if written.len() < 2 || !written.starts_with('{') || !written.ends_with('}') {
+        return None;
+    }
     let members = obj.members();
     let colon = match members.first() {
         Some(m) if text.get(m.key_range.end..m.value.range.start).is_some_and(|s| !s.contains(": ")) => ":",
@@ -155,10 +164,12 @@ pub(crate) fn insert_first_members(text: &str, obj: &JsonNode, new: &[(&str, Str
     let rendered: Vec<String> = new.iter().map(|(k, v)| format!("\"{k}\"{colon}{v}")).collect();
     let Some(first) = members.first() else {
         // `{}` or `{ }`: the members fill it.
-        let inner = obj.range.start + 1..obj.range.end.saturating_sub(1);
-        return Edit::replace(inner, rendered.join(", "));
+        return Some(Edit::replace(obj.range.start + 1..obj.range.end - 1, rendered.join(", ")));
     };
     let at = first.range.start;
+    if at <= obj.range.start || at >= obj.range.end {
+        return None;
+    }
     let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
     let before = &text[line_start..at];
     let on_own_line = line_start > obj.range.start && before.trim().is_empty();
@@ -171,7 +182,7 @@ pub(crate) fn insert_first_members(text: &str, obj: &JsonNode, new: &[(&str, Str
     };
     let mut insert = rendered.join(&separator);
     insert.push_str(&separator);
-    Edit::replace(at..at, insert)
+    Some(Edit::replace(at..at, insert))
 }
 
 #[cfg(test)]
@@ -190,6 +201,26 @@ mod tests {
     }
 
     const REQ: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+
+    /// An object node placed where its text is not (a `json!` body whose tokens have no source
+    /// location, as when proc-macro2 is built under `cfg(fuzzing)`: every span `0..0`) gets no edit;
+    /// it got `1..0` for `{}`, an inverted range.
+    #[test]
+    fn members_go_only_into_an_object_the_range_holds() {
+        use super::insert_first_members;
+        use crate::json::{JsonKind, JsonNode};
+        let member = [("resultType", "\"complete\"".to_owned())];
+        let empty = |range| JsonNode { range, kind: JsonKind::Object(Vec::new()) };
+        let text = "x({})";
+        let edit = insert_first_members(text, &empty(2..4), &member).unwrap();
+        assert_eq!((edit.byte_range, edit.replacement.as_str()), (3..3, "\"resultType\": \"complete\""));
+        assert!(insert_first_members(text, &empty(0..0), &member).is_none());
+        assert!(insert_first_members(text, &empty(0..2), &member).is_none());
+        let obj = parse_json_file("{\"a\": 1}", FileKind::Json).roots.remove(0);
+        let JsonKind::Object(members) = obj.kind else { unreachable!() };
+        let displaced = JsonNode { range: 0..0, kind: JsonKind::Object(members) };
+        assert!(insert_first_members("{\"a\": 1}", &displaced, &member).is_none());
+    }
 
     #[test]
     fn compact_transcript_fix() {

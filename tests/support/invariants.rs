@@ -12,6 +12,15 @@
 
 #![allow(dead_code)] // each includer uses a part
 
+// `cargo fuzz run` without `--no-cfg-fuzzing` builds proc-macro2 under `cfg(fuzzing)`, where it records
+// no span locations: every Rust span is `0..0`, and the Rust targets would fuzz a linter that cannot
+// locate anything (and stop on what that breaks, not on bugs).
+#[allow(unexpected_cfgs)] // only cargo-fuzz sets it
+mod spans_have_locations {
+    #[cfg(fuzzing)]
+    compile_error!("build the fuzz targets with `cargo fuzz run --no-cfg-fuzzing` (docs/testing.md)");
+}
+
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
@@ -39,6 +48,53 @@ pub fn contexts() -> Vec<CrateContext> {
             ..CrateContext::default()
         },
     ]
+}
+
+/// What the fuzz target `name` does with one input: `fuzz/fuzz_targets/<name>.rs` calls the same
+/// function, and the tests replay inputs through it (`tests/fuzz_regressions.rs`: the seeds and what
+/// the fuzzers found). The targets read bytes lossily (non-UTF-8 files are skipped before parsing).
+pub fn target(name: &str) -> fn(&str) {
+    match name {
+        "check_rust" => check_rust,
+        "check_json" => check_json,
+        "fix_rust" => fix_rust,
+        "fix_json" => fix_json,
+        _ => panic!("no fuzz target named {name}"),
+    }
+}
+
+/// The file names a JSON input is read as: each picks a parser.
+const JSON_NAMES: [&str; 3] = ["fuzz.json", "fuzz.jsonc", "fuzz.jsonl"];
+
+/// Rust source → `check`, in every context.
+pub fn check_rust(text: &str) {
+    for ctx in contexts() {
+        check_invariants("fuzz.rs", text, &ctx);
+    }
+}
+
+/// JSON, JSONC and JSON Lines text → `check`, each input read as all three kinds, in every context.
+pub fn check_json(text: &str) {
+    for ctx in contexts() {
+        for name in JSON_NAMES {
+            check_invariants(name, text, &ctx);
+        }
+    }
+}
+
+/// Rust source → `fix` (safe and unsafe fixes), in every context.
+pub fn fix_rust(text: &str) {
+    for ctx in contexts() {
+        fix_invariants("fuzz.rs", text, &ctx, Mode::Unsafe);
+    }
+}
+
+/// JSON, JSONC and JSON Lines text → `fix`, in a lone file (JSON findings do not depend on the crate).
+pub fn fix_json(text: &str) {
+    let ctx = &contexts()[0];
+    for name in JSON_NAMES {
+        fix_invariants(name, text, ctx, Mode::Unsafe);
+    }
 }
 
 /// Checks `text` as the file `name` (its extension picks the parser) with every rule and returns

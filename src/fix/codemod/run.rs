@@ -129,31 +129,32 @@ impl Prepared {
         let Some(start) = self.start(&fix.path) else { return };
         fix.original = start.original.clone();
         let mut applied = start.applied.clone();
-        if fix.dropped.take().is_some() {
-            fix.fixed = start.text.clone();
-        } else {
+        // Dropped, the per-file fixes left the codemod's text (laid out as it will be written).
+        if fix.dropped.take().is_none() {
             applied.append(&mut fix.applied);
         }
         fix.applied = applied;
     }
 
     /// Files the codemod changed that the run did not otherwise fix (not named, or without any
-    /// rule's trigger word).
+    /// rule's trigger word); those that were `rustfmt`-clean stay clean.
     pub fn add_missing(&self, files: &mut Vec<FileFix>) {
-        for (k, start) in &self.starts {
-            if files.iter().any(|f| key(&f.path) == *k) {
-                continue;
-            }
-            files.push(FileFix {
+        let missing: Vec<(&PathBuf, &Start)> =
+            self.starts.iter().filter(|(k, _)| !files.iter().any(|f| key(&f.path) == **k)).collect();
+        files.par_extend(missing.into_par_iter().map(|(k, start)| {
+            FileFix {
                 path: k.clone(),
                 display: start.display.clone(),
                 original: start.original.clone(),
-                fixed: start.text.clone(),
+                fixed: (crate::source::FileKind::of(k) == crate::source::FileKind::Rust)
+                    .then(|| super::rustfmt::tidy(k, &start.original, &start.text))
+                    .flatten()
+                    .unwrap_or_else(|| start.text.clone()),
                 applied: start.applied.clone(),
                 remaining: Vec::new(),
                 dropped: None,
-            });
-        }
+            }
+        }));
         files.sort_by(|a, b| a.display.cmp(&b.display));
     }
 }
