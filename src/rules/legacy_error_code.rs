@@ -1,7 +1,8 @@
 //! `legacy-error-code`: JSON-RPC error codes that MCP 2026-07-28 retired or renumbered (C19).
 //!
 //! - `-32002` for a missing resource: now `-32602` (Invalid params, SEP-2164). Safe fix where the
-//!   crate serves 2026-07-28 alone; unsafe where it also serves older revisions, which keep -32002.
+//!   crate is known to serve 2026-07-28 alone; unsafe where it also serves older revisions, which keep
+//!   -32002, and where nothing tells.
 //! - `-32042` (URL elicitation required): retired, MUST NOT be sent. No fix.
 //! - The draft-era numbers `-32001` / `-32003` / `-32004` for HeaderMismatch /
 //!   MissingRequiredClientCapability / UnsupportedProtocolVersion: now `-32020` / `-32021` /

@@ -241,9 +241,9 @@ impl RootsListChanged {
 }
 
 /// The fix that drops the flag, as safe as the crate's
-/// revisions make it: Safe where the crate targets 2026-07-28 alone (or nothing tells), Unsafe
-/// where it still serves older revisions, whose peers would no longer be told that root changes
-/// are announced; none in test code, which asserts what the code declares (the finding says so).
+/// revisions make it: Safe only where the crate is known to target 2026-07-28 alone, Unsafe where
+/// it still serves older revisions, whose peers would no longer be told that root changes are
+/// announced, or where nothing tells; none in test code, which asserts what the code declares (the finding says so).
 fn flag_fix(cx: &Cx, range: &Range<usize>, title: &str, edits: Vec<Edit>) -> Result<Fix, &'static str> {
     if cx.in_test_code(range) {
         return Err(NO_FIX_IN_TEST);
