@@ -9,7 +9,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::engine::{self, Options};
 use crate::report;
-use crate::rules::{self, Rule};
+use crate::rules;
 
 #[derive(Parser)]
 #[command(
@@ -160,28 +160,15 @@ pub fn main_as(bin_name: &'static str, args: impl IntoIterator<Item = std::ffi::
     }
 }
 
-pub(crate) fn selected_rules(select: &[String], ignore: &[String]) -> Result<Vec<&'static dyn Rule>, String> {
-    for name in select.iter().chain(ignore) {
-        if crate::config::configurable_rule(name).is_none() {
-            return Err(format!("unknown rule `{name}`; `mcp-lint rules` lists them"));
-        }
-    }
-    Ok(rules::ALL
-        .iter()
-        .copied()
-        .filter(|r| select.is_empty() || select.iter().any(|s| s == r.meta().name))
-        .filter(|r| !ignore.iter().any(|s| s == r.meta().name))
-        .collect())
-}
-
 fn check(args: CheckArgs) -> ExitCode {
-    let rules = match selected_rules(&args.select, &args.ignore) {
-        Ok(r) => r,
+    let mut opts = match Options::selected(&args.select, &args.ignore, args.config.as_deref(), None) {
+        Ok(opts) => opts,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
+    (opts.prefilter, opts.max_file_size, opts.threads) = (!args.no_prefilter, args.max_file_size, args.threads);
     // `-` is standard input; `--stdin-filename` alone implies it, as in ruff.
     let stdin =
         args.paths.iter().any(|p| p.as_os_str() == "-") || (args.paths.is_empty() && args.stdin_filename.is_some());
@@ -193,14 +180,6 @@ fn check(args: CheckArgs) -> ExitCode {
     if paths.is_empty() && !stdin {
         paths.push(PathBuf::from("."));
     }
-    let cli_rules = crate::config::CliRules { select: args.select.clone(), ignore: args.ignore.clone() };
-    let settings = match crate::config::Settings::new(&cli_rules, args.config.as_deref()) {
-        Ok(s) => std::sync::Arc::new(s),
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
     // Read the baseline first: a bad one should not cost a whole run.
     let baseline = match args.baseline.as_deref().map(crate::baseline::Baseline::load).transpose() {
         Ok(b) => b,
@@ -209,13 +188,7 @@ fn check(args: CheckArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let opts = Options {
-        rules,
-        prefilter: !args.no_prefilter,
-        max_file_size: args.max_file_size,
-        threads: args.threads,
-        settings: settings.clone(),
-    };
+    let settings = opts.settings.clone();
     let mut result = if paths.is_empty() { engine::RunResult::default() } else { engine::check_paths(&paths, &opts) };
     if stdin && result.config_errors.is_empty() {
         let (path, shown, text) = match report::output::read_stdin(args.stdin_filename.as_deref()) {

@@ -155,6 +155,21 @@ pub fn configurable_rule(name: &str) -> Option<&'static str> {
     rules::ALL.iter().map(|r| r.meta().name).chain([rules::UNUSED_SUPPRESSION.name]).find(|n| *n == name)
 }
 
+/// The rules `--select` and `--ignore` leave (every rule when neither is given); an unknown name is an error.
+pub fn selected_rules(select: &[String], ignore: &[String]) -> Result<Vec<&'static dyn Rule>, String> {
+    for name in select.iter().chain(ignore) {
+        if configurable_rule(name).is_none() {
+            return Err(format!("unknown rule `{name}`; `mcp-lint rules` lists them"));
+        }
+    }
+    Ok(rules::ALL
+        .iter()
+        .copied()
+        .filter(|r| select.is_empty() || select.iter().any(|s| s == r.meta().name))
+        .filter(|r| !ignore.iter().any(|s| s == r.meta().name))
+        .collect())
+}
+
 fn configurable_rules() -> impl Iterator<Item = &'static str> {
     rules::ALL.iter().map(|r| r.meta().name).chain([rules::UNUSED_SUPPRESSION.name])
 }
