@@ -1,5 +1,5 @@
-//! The command line: `check`, `rules`, `explain`. Exit codes: 0 no findings, 1 findings,
-//! 2 usage error, unreadable named path, or internal error.
+//! The command line: `check`, `fix`, `rules`, `explain`, `server` (LSP) and `mcp` (MCP). Exit codes:
+//! 0 no findings, 1 findings, 2 usage error, unreadable named path, or internal error.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -40,6 +40,14 @@ enum Command {
         /// Accepted for editor clients that pass it; stdio is the only transport.
         #[arg(long)]
         stdio: bool,
+    },
+    /// Run an MCP server on stdin/stdout, for coding agents: tools check, explain, rules, fix
+    /// (a preview unless told to write) and summary, and the rule pages as resources.
+    Mcp {
+        /// A folder the server may read and write (repeatable). Default: the working directory.
+        /// Paths outside these folders are refused, symbolic links and `..` included.
+        #[arg(long, value_name = "DIR")]
+        allow: Vec<PathBuf>,
     },
 }
 
@@ -147,6 +155,7 @@ pub fn main_as(bin_name: &'static str, args: impl IntoIterator<Item = std::ffi::
             ExitCode::SUCCESS
         }
         Command::Server { stdio: _ } => crate::lsp::run(),
+        Command::Mcp { allow } => crate::mcp_server::run(&allow),
         Command::Explain { rule } => match rules::all_meta().find(|m| m.name == rule) {
             Some(meta) => {
                 print!("{}", meta.doc);
@@ -198,13 +207,7 @@ fn check(args: CheckArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        let from_stdin = engine::check_source(&path, &shown, text, &opts);
-        result.files_scanned += from_stdin.files_scanned;
-        result.files_parsed += from_stdin.files_parsed;
-        result.reports.extend(from_stdin.reports);
-        result.reports.sort_by(|a, b| a.file.display.cmp(&b.file.display));
-        result.checked.extend(from_stdin.checked);
-        result.config_errors.extend(from_stdin.config_errors);
+        result.merge(engine::check_source(&path, &shown, text, &opts));
     }
     if !result.config_errors.is_empty() {
         for e in &result.config_errors {

@@ -96,6 +96,19 @@ impl RunResult {
         self.reports.iter().flat_map(|r| r.diagnostics.iter().map(move |d| (r, d)))
     }
 
+    /// Adds the run of one more source (standard input, an editor's unsaved text) to this one,
+    /// keeping the reports sorted by path.
+    pub fn merge(&mut self, other: RunResult) {
+        self.files_scanned += other.files_scanned;
+        self.files_parsed += other.files_parsed;
+        self.reports.extend(other.reports);
+        self.reports.sort_by(|a, b| a.file.display.cmp(&b.file.display));
+        self.notes.extend(other.notes);
+        self.unreadable.extend(other.unreadable);
+        self.checked.extend(other.checked);
+        self.config_errors.extend(other.config_errors);
+    }
+
     /// The crates of the files with findings, each once, in report order.
     pub fn crates(&self) -> Vec<&CrateContext> {
         let mut out: Vec<&CrateContext> = Vec::new();

@@ -112,13 +112,12 @@ impl Refused {
     }
 }
 
+/// One changed file (as shown) and how writing it went.
+pub type Written = (String, Result<(), WriteError>);
+
 /// The guard, then the atomic writes: every changed file is checked before any is written (a fix
 /// can span files, and no crate is left half-rewritten). Returns each file's write result.
-pub fn write_changed(
-    changed: &[&FileFix],
-    allow_dirty: bool,
-    allow_no_vcs: bool,
-) -> Result<Vec<(String, Result<(), WriteError>)>, Refused> {
+pub fn write_changed(changed: &[&FileFix], allow_dirty: bool, allow_no_vcs: bool) -> Result<Vec<Written>, Refused> {
     let mut refused = Refused::default();
     for f in changed {
         match vcs::state(&f.path) {
