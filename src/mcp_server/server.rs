@@ -7,16 +7,17 @@
 
 use std::sync::Arc;
 
-use rmcp::handler::server::common::schema_for_output;
+use rmcp::handler::server::common::{schema_for_output, schema_for_type};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResult, ContentBlock, Implementation, ListResourcesResult, PaginatedRequestParams,
+    CallToolResult, ContentBlock, Implementation, JsonObject, ListResourcesResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource, ResourceContents,
     ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
+use serde_json::Value;
 
 use super::confine::Folders;
 use super::tools::{self, Reply};
@@ -26,6 +27,38 @@ clients and the JSON around them, and fixes what it can. Start with `check` (fin
 whether a fix exists), read a rule's page with `explain` or the `mcp-lint://rules/<name>` resource, preview the fixes \
 with `fix` (a diff; nothing is written without `write: true`), and write an audit with `summary`. Paths are relative \
 to the server's first allowed folder; nothing outside the allowed folders is read or written.";
+
+/// A tool's input schema, without the formats schemars adds for Rust's integer types.
+fn input_schema<T: schemars::JsonSchema + 'static>() -> Arc<JsonObject> {
+    portable(&schema_for_type::<T>())
+}
+
+/// A tool's output schema, as `input_schema`.
+fn output_schema<T: schemars::JsonSchema + 'static>() -> Arc<JsonObject> {
+    portable(&schema_for_output::<T>())
+}
+
+/// Drops `format` values that are not JSON Schema's (`uint`, `int64`, `double`: schemars names Rust
+/// types with them), which clients' validators warn about or reject.
+fn portable(schema: &JsonObject) -> Arc<JsonObject> {
+    let mut schema = schema.clone();
+    drop_numeric_formats(&mut schema);
+    Arc::new(schema)
+}
+
+fn drop_numeric_formats(object: &mut JsonObject) {
+    let numeric = |f: &str| ["int", "uint", "float", "double"].iter().any(|p| f.starts_with(p));
+    if object.get("format").and_then(Value::as_str).is_some_and(numeric) {
+        object.remove("format");
+    }
+    for value in object.values_mut() {
+        match value {
+            Value::Object(inner) => drop_numeric_formats(inner),
+            Value::Array(items) => items.iter_mut().filter_map(Value::as_object_mut).for_each(drop_numeric_formats),
+            _ => {}
+        }
+    }
+}
 
 #[derive(Clone)]
 pub struct LintServer {
@@ -64,7 +97,8 @@ impl LintServer {
     /// Check files and folders, or an inline text, as `mcp-lint check` does.
     #[tool(
         description = "Check Rust MCP servers and clients and their JSON (configs, transcripts, fixtures) for what MCP 2026-07-28 breaks or deprecates. Returns the findings as `mcp-lint check --format json` writes them: rule, severity, path and range, message, help, the protocol era assumed, and the fix when one exists. Paths default to the allowed folders; `text` with `file_name` checks unsaved text.",
-        output_schema = schema_for_output::<tools::CheckOutput<'static>>(),
+        input_schema = input_schema::<tools::CheckArgs>(),
+        output_schema = output_schema::<tools::CheckOutput<'static>>(),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn check(&self, Parameters(args): Parameters<tools::CheckArgs>) -> CallToolResult {
@@ -74,7 +108,8 @@ impl LintServer {
     /// A rule's page.
     #[tool(
         description = "A rule's page (Markdown): what it finds, why (the spec section), a failing and a migrated example, and what its fix does and how safe it is.",
-        output_schema = schema_for_output::<tools::ExplainOutput>(),
+        input_schema = input_schema::<tools::ExplainArgs>(),
+        output_schema = output_schema::<tools::ExplainOutput>(),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn explain(&self, Parameters(args): Parameters<tools::ExplainArgs>) -> CallToolResult {
@@ -84,7 +119,8 @@ impl LintServer {
     /// The rule list.
     #[tool(
         description = "The rules: name, one-line summary, whether findings carry a fix, and the resource of each rule's page.",
-        output_schema = schema_for_output::<tools::RulesOutput>(),
+        input_schema = input_schema::<tools::RulesArgs>(),
+        output_schema = output_schema::<tools::RulesOutput>(),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn rules(&self, Parameters(args): Parameters<tools::RulesArgs>) -> CallToolResult {
@@ -94,7 +130,8 @@ impl LintServer {
     /// `mcp-lint fix`: a preview unless told to write.
     #[tool(
         description = "Preview or apply mcp-lint's fixes. By default nothing is written: the answer is the unified diff of the safe fixes, what they fix per rule, and the findings left with why. `unsafe: true` adds the unsafe fixes (the roots codemod moves tools off MCP roots onto an explicit directory parameter; its notes and reasons are in the answer). `write: true` writes the files atomically, refusing files with uncommitted git changes (unless `allow_dirty`) or outside git (unless `allow_no_vcs`), as `mcp-lint fix` does.",
-        output_schema = schema_for_output::<tools::FixOutput>(),
+        input_schema = input_schema::<tools::FixArgs>(),
+        output_schema = output_schema::<tools::FixOutput>(),
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn fix(&self, Parameters(args): Parameters<tools::FixArgs>) -> CallToolResult {
@@ -104,7 +141,8 @@ impl LintServer {
     /// The Markdown audit.
     #[tool(
         description = "A Markdown audit of a folder for a migration ticket (`mcp-lint check --format summary`): totals, the era assumed per crate, findings per rule and per file, what `fix` does by itself, and a checklist of what needs a person.",
-        output_schema = schema_for_output::<tools::SummaryOutput>(),
+        input_schema = input_schema::<tools::SummaryArgs>(),
+        output_schema = output_schema::<tools::SummaryOutput>(),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn summary(&self, Parameters(args): Parameters<tools::SummaryArgs>) -> CallToolResult {
