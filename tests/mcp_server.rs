@@ -168,6 +168,11 @@ fn a_2026_07_28_client_discovers_lists_and_calls_without_initialize() {
     assert_eq!(result["structuredContent"]["total"], expected.as_array().unwrap().len());
     assert!(tool_text(&result).contains("server-roots-request"), "{result}");
     assert_valid(&tools, "check", &result["structuredContent"]);
+    // A long answer is cut, with a count.
+    let cut = client.call("check", json!({"paths": [FIXTURE_CRATE], "max_findings": 1}));
+    assert_eq!(cut["structuredContent"]["findings"].as_array().unwrap().len(), 1);
+    assert_eq!(cut["structuredContent"]["truncated"]["total"], expected.as_array().unwrap().len());
+    assert!(cut["structuredContent"]["truncated"]["note"].as_str().unwrap().contains("more finding(s) not shown"));
 
     // An inline text, checked as the file it names (which need not exist).
     let text = "use rmcp::model::ClientCapabilities;\npub fn caps() -> ClientCapabilities {\n    ClientCapabilities::builder().enable_roots_list_changed().build()\n}\n";

@@ -80,8 +80,8 @@ impl LintServer {
         let folders = Arc::clone(&self.folders);
         match tokio::task::spawn_blocking(move || work(&folders)).await {
             Ok(Ok(reply)) => {
-                let mut result = CallToolResult::structured(reply.structured);
-                result.content = vec![ContentBlock::text(reply.text)];
+                let mut result = CallToolResult::success(vec![ContentBlock::text(reply.text)]);
+                result.structured_content = Some(reply.structured);
                 result
             }
             Ok(Err(message)) => CallToolResult::error(vec![ContentBlock::text(format!("error: {message}"))]),
@@ -188,5 +188,19 @@ impl ServerHandler for LintServer {
         };
         let page = ResourceContents::text(meta.doc, request.uri.clone()).with_mime_type("text/markdown");
         Ok(ReadResourceResult::new(vec![page]).into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schemas_name_no_rust_integer_formats() {
+        let schemas = [input_schema::<tools::CheckArgs>(), output_schema::<tools::CheckOutput<'static>>()];
+        for schema in schemas {
+            let text = Value::Object((*schema).clone()).to_string();
+            assert!(text.contains("\"integer\"") && !text.contains("\"format\""), "{text}");
+        }
     }
 }
