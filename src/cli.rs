@@ -1,5 +1,5 @@
-//! The command line: `check`, `rules`, `explain`. Exit codes: 0 no findings, 1 findings,
-//! 2 usage error, unreadable named path, or internal error.
+//! The command line: `check`, `fix`, `rules`, `explain`, `server` (LSP) and `mcp` (MCP). Exit codes:
+//! 0 no findings, 1 findings, 2 usage error, unreadable named path, or internal error.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -9,7 +9,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::engine::{self, Options};
 use crate::report;
-use crate::rules::{self, Rule};
+use crate::rules;
 
 #[derive(Parser)]
 #[command(
@@ -44,6 +44,14 @@ enum Command {
         /// Accepted for editor clients that pass it; stdio is the only transport.
         #[arg(long)]
         stdio: bool,
+    },
+    /// Run an MCP server on stdin/stdout, for coding agents: tools check, explain, rules, fix
+    /// (a preview unless told to write) and summary, and the rule pages as resources.
+    Mcp {
+        /// A folder the server may read and write (repeatable). Default: the working directory.
+        /// Paths outside these folders are refused, symbolic links and `..` included.
+        #[arg(long, value_name = "DIR")]
+        allow: Vec<PathBuf>,
     },
 }
 
@@ -195,6 +203,7 @@ pub fn main_as(
             ExitCode::SUCCESS
         }
         Command::Server { stdio: _ } => crate::lsp::run(),
+        Command::Mcp { allow } => crate::mcp_server::run(&allow),
         Command::Explain { rule, format } => explain(&rule, format),
     }
 }
@@ -257,28 +266,15 @@ fn explain(rule: &str, format: Option<PageFormat>) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-pub(crate) fn selected_rules(select: &[String], ignore: &[String]) -> Result<Vec<&'static dyn Rule>, String> {
-    for name in select.iter().chain(ignore) {
-        if crate::config::configurable_rule(name).is_none() {
-            return Err(crate::config::unknown_rule(name, ""));
-        }
-    }
-    Ok(rules::ALL
-        .iter()
-        .copied()
-        .filter(|r| select.is_empty() || select.iter().any(|s| s == r.meta().name))
-        .filter(|r| !ignore.iter().any(|s| s == r.meta().name))
-        .collect())
-}
-
 fn check(args: CheckArgs) -> ExitCode {
-    let rules = match selected_rules(&args.select, &args.ignore) {
-        Ok(r) => r,
+    let mut opts = match Options::selected(&args.select, &args.ignore, args.config.as_deref(), None) {
+        Ok(opts) => opts,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
+    (opts.prefilter, opts.max_file_size, opts.threads) = (!args.no_prefilter, args.max_file_size, args.threads);
     // `-` is standard input; `--stdin-filename` alone implies it, as in ruff.
     let stdin =
         args.paths.iter().any(|p| p.as_os_str() == "-") || (args.paths.is_empty() && args.stdin_filename.is_some());
@@ -290,14 +286,6 @@ fn check(args: CheckArgs) -> ExitCode {
     if paths.is_empty() && !stdin {
         paths.push(PathBuf::from("."));
     }
-    let cli_rules = crate::config::CliRules { select: args.select.clone(), ignore: args.ignore.clone() };
-    let settings = match crate::config::Settings::new(&cli_rules, args.config.as_deref()) {
-        Ok(s) => std::sync::Arc::new(s),
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
     // Read the baseline first: a bad one should not cost a whole run.
     let baseline = match args.baseline.as_deref().map(crate::baseline::Baseline::load).transpose() {
         Ok(b) => b,
@@ -306,13 +294,7 @@ fn check(args: CheckArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let opts = Options {
-        rules,
-        prefilter: !args.no_prefilter,
-        max_file_size: args.max_file_size,
-        threads: args.threads,
-        settings: settings.clone(),
-    };
+    let settings = opts.settings.clone();
     let mut result = if paths.is_empty() { engine::RunResult::default() } else { engine::check_paths(&paths, &opts) };
     if stdin && result.config_errors.is_empty() {
         let (path, shown, text) = match report::output::read_stdin(args.stdin_filename.as_deref()) {
@@ -322,13 +304,7 @@ fn check(args: CheckArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        let from_stdin = engine::check_source(&path, &shown, text, &opts);
-        result.files_scanned += from_stdin.files_scanned;
-        result.files_parsed += from_stdin.files_parsed;
-        result.reports.extend(from_stdin.reports);
-        result.reports.sort_by(|a, b| a.file.display.cmp(&b.file.display));
-        result.checked.extend(from_stdin.checked);
-        result.config_errors.extend(from_stdin.config_errors);
+        result.merge(engine::check_source(&path, &shown, text, &opts));
     }
     if !result.config_errors.is_empty() {
         for e in &result.config_errors {

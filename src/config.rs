@@ -170,6 +170,21 @@ pub fn unknown_rule(name: &str, place: &str) -> String {
 /// The keys a configuration table may have (`RawConfig`'s), for "did you mean".
 const KEYS: &[&str] = &["select", "ignore", "severity", "exclude", "per-path-ignores", "era", "roots-to", "tests"];
 
+/// The rules `--select` and `--ignore` leave (every rule when neither is given); an unknown name is an error.
+pub fn selected_rules(select: &[String], ignore: &[String]) -> Result<Vec<&'static dyn Rule>, String> {
+    for name in select.iter().chain(ignore) {
+        if configurable_rule(name).is_none() {
+            return Err(unknown_rule(name, ""));
+        }
+    }
+    Ok(rules::ALL
+        .iter()
+        .copied()
+        .filter(|r| select.is_empty() || select.iter().any(|s| s == r.meta().name))
+        .filter(|r| !ignore.iter().any(|s| s == r.meta().name))
+        .collect())
+}
+
 fn configurable_rules() -> impl Iterator<Item = &'static str> {
     rules::ALL.iter().map(|r| r.meta().name).chain([rules::UNUSED_SUPPRESSION.name])
 }

@@ -38,6 +38,25 @@ pub struct Options {
     pub settings: Arc<Settings>,
 }
 
+impl Options {
+    /// The run a user asked for: the rules `select` and `ignore` leave, and the settings of the
+    /// configuration (`config` for every file, else the files found upward from each file), with
+    /// the roots codemod's migration when one was chosen. As `check` and `fix` take them on the
+    /// command line, and the MCP server's tools as arguments.
+    pub fn selected(
+        select: &[String],
+        ignore: &[String],
+        config: Option<&Path>,
+        roots_to: Option<crate::config::RootsTo>,
+    ) -> Result<Options, String> {
+        let rules = crate::config::selected_rules(select, ignore)?;
+        let cli_rules = crate::config::CliRules { select: select.to_vec(), ignore: ignore.to_vec() };
+        let mut settings = Settings::new(&cli_rules, config).map_err(|e| e.to_string())?;
+        settings.cli_roots_to = roots_to;
+        Ok(Options { rules, settings: Arc::new(settings), ..Options::default() })
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {
@@ -76,6 +95,19 @@ pub struct RunResult {
 impl RunResult {
     pub fn diagnostics(&self) -> impl Iterator<Item = (&FileReport, &Diagnostic)> {
         self.reports.iter().flat_map(|r| r.diagnostics.iter().map(move |d| (r, d)))
+    }
+
+    /// Adds the run of one more source (standard input, an editor's unsaved text) to this one,
+    /// keeping the reports sorted by path.
+    pub fn merge(&mut self, other: RunResult) {
+        self.files_scanned += other.files_scanned;
+        self.files_parsed += other.files_parsed;
+        self.reports.extend(other.reports);
+        self.reports.sort_by(|a, b| a.file.display.cmp(&b.file.display));
+        self.notes.extend(other.notes);
+        self.unreadable.extend(other.unreadable);
+        self.checked.extend(other.checked);
+        self.config_errors.extend(other.config_errors);
     }
 
     /// The crates of the files with findings, each once, in report order.

@@ -17,6 +17,7 @@ pub mod engine;
 pub mod fix;
 pub mod json;
 pub mod lsp;
+pub mod mcp_server;
 pub mod model;
 pub mod prefilter;
 pub mod report;

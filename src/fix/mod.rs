@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod codemod;
+pub mod outcome;
 pub mod vcs;
 pub mod write;
 

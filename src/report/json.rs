@@ -4,7 +4,8 @@
 //! The report is written straight from these borrowed records (no `serde_json::Value` built in
 //! between: on a tree with many findings that was most of the rendering). Each record's fields
 //! are declared in alphabetical order, the order the report has always had (a `Value` object
-//! sorts its keys); a test holds them so.
+//! sorts its keys); a test holds them so. With the `mcp-server` feature the same records give the
+//! MCP server's `check` tool its output schema.
 
 use serde::Serialize;
 
@@ -18,6 +19,7 @@ pub fn findings(result: &RunResult) -> Vec<Finding<'_>> {
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "mcp-server", derive(schemars::JsonSchema))]
 pub struct Finding<'a> {
     byte_range: [usize; 2],
     earliest_removal: Option<&'static str>,
@@ -39,12 +41,14 @@ pub struct Finding<'a> {
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "mcp-server", derive(schemars::JsonSchema))]
 struct Era<'a> {
     assumed: &'static str,
     reason: &'a str,
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "mcp-server", derive(schemars::JsonSchema))]
 struct FixRecord<'a> {
     applicability: &'static str,
     /// The edits in the finding's file.
@@ -57,18 +61,21 @@ struct FixRecord<'a> {
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "mcp-server", derive(schemars::JsonSchema))]
 struct FileRecord<'a> {
     edits: Vec<EditRecord<'a>>,
     path: &'a str,
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "mcp-server", derive(schemars::JsonSchema))]
 struct EditRecord<'a> {
     byte_range: [usize; 2],
     replacement: &'a str,
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "mcp-server", derive(schemars::JsonSchema))]
 struct LabelRecord<'a> {
     byte_range: [usize; 2],
     message: &'a str,
@@ -77,12 +84,14 @@ struct LabelRecord<'a> {
 
 /// 1-based lines and columns (Unicode scalar values), end exclusive.
 #[derive(Serialize)]
+#[cfg_attr(feature = "mcp-server", derive(schemars::JsonSchema))]
 struct LineColRange {
     end: Position,
     start: Position,
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "mcp-server", derive(schemars::JsonSchema))]
 struct Position {
     column: usize,
     line: usize,

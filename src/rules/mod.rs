@@ -231,12 +231,21 @@ pub(crate) mod test_support {
             .collect()
     }
 
-    /// One rule's findings in `text`, checked as the file at (relative) path `name`.
+    /// Every rule's findings in `text`, checked as the file at (relative) path `name`, shown so, in
+    /// an empty folder: not in mcp-lint's own crate, whose manifest (it depends on rmcp) would make
+    /// every sample MCP code.
+    pub fn check_sample(name: &str, text: &str) -> Vec<crate::diagnostic::Diagnostic> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        let scan = crate::prefilter::Prefilter::every_rule().scan(text.as_bytes(), crate::source::FileKind::of(&path));
+        let crate_ctx = crate::context::CrateContexts::default().for_file(&path);
+        let file = crate::source::SourceFile::new(path, name.to_owned(), text.to_owned());
+        crate::engine::check_file(&file, &crate_ctx, &scan.active, scan.role)
+    }
+
+    /// One rule's findings in `text`, as `check_sample` finds them.
     pub fn diagnostics_of(rule: &str, name: &str, text: &str) -> Vec<crate::diagnostic::Diagnostic> {
-        crate::engine::check_text(std::path::Path::new(name), text.to_owned())
-            .into_iter()
-            .filter(|d| d.rule == rule)
-            .collect()
+        check_sample(name, text).into_iter().filter(|d| d.rule == rule).collect()
     }
 
     /// `text` with the findings' fixes applied: the safe ones, or every one with `unsafe_too`.

@@ -202,13 +202,9 @@ fn target_of(params: &JsonNode) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
-    use crate::engine::check_text;
-
     /// (rule, line) of the findings of both `requestState` rules.
     fn found(name: &str, text: &str) -> Vec<(&'static str, usize)> {
-        check_text(Path::new(name), text.to_owned())
+        crate::rules::test_support::check_sample(name, text)
             .into_iter()
             .filter(|d| d.rule == "request-state-tampering" || d.rule == "unprotected-request-state")
             .map(|d| (d.rule, text[..d.range.start].lines().count().max(1)))
