@@ -15,6 +15,7 @@ use crate::fix::outcome::{self, FixSummary};
 use crate::fix::{FileFix, Mode};
 use crate::report::json::Finding;
 use crate::rules::{self, RuleMeta};
+use crate::words::count;
 
 /// Findings returned when a call does not say (`max_findings`); the rest are counted.
 pub const DEFAULT_MAX_FINDINGS: usize = 200;
@@ -315,13 +316,16 @@ pub fn check(folders: &Folders, args: CheckArgs) -> Result<Reply, String> {
         total,
         unit: "findings",
         note: format!(
-            "{} more finding(s) not shown; ask for more with `max_findings`, or narrow `paths` or `select`",
-            total - limit
+            "{} more not shown; ask for more with `max_findings`, or narrow `paths` or `select`",
+            count(total - limit, "finding")
         ),
     });
     let mut text = format!(
-        "{total} finding(s): {errors} error(s), {warnings} warning(s), in {} file(s) scanned\n",
-        result.files_scanned
+        "{}: {}, {}, in {} scanned\n",
+        count(total, "finding"),
+        count(errors, "error"),
+        count(warnings, "warning"),
+        count(result.files_scanned, "file")
     );
     for (shown, (report, d)) in result.diagnostics().enumerate() {
         if shown == 20 {
@@ -427,7 +431,10 @@ pub fn fix(folders: &Folders, args: FixArgs) -> Result<Reply, String> {
             shown: limit,
             total: left_total,
             unit: "findings left",
-            note: format!("{} more finding(s) left not listed; ask for more with `max_findings`", left_total - limit),
+            note: format!(
+                "{} more left not listed; ask for more with `max_findings`",
+                count(left_total - limit, "finding")
+            ),
         });
     }
     let verb = match (wrote, args.write) {
@@ -435,14 +442,15 @@ pub fn fix(folders: &Folders, args: FixArgs) -> Result<Reply, String> {
         (false, true) => "nothing to write; would fix",
         (false, false) => "would fix (preview; pass `write: true` to write)",
     };
-    let mut text = format!("{verb} {} finding(s) in {} file(s)\n", summary.total_fixed(), summary.files_changed);
+    let mut text =
+        format!("{verb} {} in {}\n", count(summary.total_fixed(), "finding"), count(summary.files_changed, "file"));
     for (rule, n) in &summary.fixed {
         text.push_str(&format!("  {rule}: {n}\n"));
     }
     for title in &summary.unsafe_titles {
         text.push_str(&format!("  unsafe fix applied: {title} (changes behaviour or a public contract; review it)\n"));
     }
-    text.push_str(&format!("{left_total} finding(s) left"));
+    text.push_str(&format!("{} left", count(left_total, "finding")));
     text.push_str(if changed.is_empty() { "\n" } else { "; the diff is in structuredContent.diff\n" });
     for e in &write_errors {
         text.push_str(&format!("error: {}: {}\n", e.path, e.message));
@@ -569,8 +577,9 @@ fn cut_text(text: String, what: &str) -> (String, Option<Truncated>) {
     let end = text[..end].rfind('\n').map_or(end, |n| n + 1);
     let (total, lines_left) = (text.len(), text[end..].lines().count());
     let note = format!(
-        "{lines_left} more line(s) ({} bytes) of the {what} not shown; narrow `paths` or `select`, or run mcp-lint in a shell for all of it",
-        total - end
+        "{} ({}) of the {what} not shown; narrow `paths` or `select`, or run mcp-lint in a shell for all of it",
+        count(lines_left, "more line"),
+        count(total - end, "byte")
     );
     let mut shown = text[..end].to_owned();
     shown.push_str(&format!("… cut here: {note}\n"));
@@ -593,7 +602,7 @@ mod tests {
         assert!(shown.len() < text.len() && shown.ends_with(&format!("… cut here: {}\n", cut.note)));
         assert_eq!(cut.total, text.len());
         assert!(text[..cut.shown].ends_with('\n'));
-        assert!(cut.note.starts_with(&format!("{} more line(s)", text[cut.shown..].lines().count())));
+        assert!(cut.note.starts_with(&count(text[cut.shown..].lines().count(), "more line")));
         assert_eq!(cut_text("short\n".into(), "diff").0, "short\n");
     }
 
