@@ -23,6 +23,7 @@ use crate::config::FileSettings;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::json::{JsonKind, JsonNode, walk};
 use crate::rules;
+use crate::rust::lexing;
 use crate::source::{FileKind, SourceFile};
 
 /// What a suppression covers.
@@ -391,92 +392,26 @@ pub fn comments(text: &str, rust: bool) -> Vec<Comment> {
                 i = next;
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
-                let end = skip_block_comment(b, i, rust);
+                let end = lexing::block_comment(b, i, rust);
                 out.push(Comment { range: i..end, block: true });
                 i = end;
             }
-            b'"' => i = skip_quoted(b, i + 1, b'"'),
-            b'\'' if !rust => i = skip_quoted(b, i + 1, b'\''),
-            b'\'' => i = skip_char_or_lifetime(b, i),
+            b'"' => i = lexing::quoted(b, i + 1, b'"'),
+            b'\'' if !rust => i = lexing::quoted(b, i + 1, b'\''),
+            b'\'' => i = lexing::char_or_lifetime(b, i),
             c if rust && (c == b'_' || c.is_ascii_alphabetic()) => {
                 let start = i;
                 while i < b.len() && (b[i] == b'_' || b[i].is_ascii_alphanumeric() || b[i] >= 0x80) {
                     i += 1;
                 }
                 if matches!(&b[start..i], b"r" | b"br" | b"cr") {
-                    i = skip_raw_string(b, i);
+                    i = lexing::raw_string(b, i);
                 }
             }
             _ => i += 1,
         }
     }
     out
-}
-
-/// Past a `/* … */` comment starting at `start` (nested in Rust).
-fn skip_block_comment(b: &[u8], start: usize, nested: bool) -> usize {
-    let mut depth = 1;
-    let mut i = start + 2;
-    while i < b.len() {
-        if nested && b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-            depth += 1;
-            i += 2;
-        } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
-            depth -= 1;
-            i += 2;
-            if depth == 0 {
-                return i;
-            }
-        } else {
-            i += 1;
-        }
-    }
-    b.len()
-}
-
-/// Past the closing `quote` of a literal whose body starts at `i` (backslash escapes).
-fn skip_quoted(b: &[u8], mut i: usize, quote: u8) -> usize {
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 2,
-            c if c == quote => return i + 1,
-            _ => i += 1,
-        }
-    }
-    b.len()
-}
-
-/// At a `'`: past a character literal (`'x'`, `'\n'`, `'é'`), or past the quote of a lifetime.
-fn skip_char_or_lifetime(b: &[u8], i: usize) -> usize {
-    match b.get(i + 1) {
-        Some(b'\\') => skip_quoted(b, i + 1, b'\''),
-        Some(&lead) => {
-            let width = match lead {
-                0x00..=0x7f => 1,
-                0xc0..=0xdf => 2,
-                0xe0..=0xef => 3,
-                _ => 4,
-            };
-            if b.get(i + 1 + width) == Some(&b'\'') { i + 2 + width } else { i + 1 }
-        }
-        None => i + 1,
-    }
-}
-
-/// After an `r`/`br`/`cr` prefix: past a raw string `#…"…"#…` if one starts at `i`.
-fn skip_raw_string(b: &[u8], i: usize) -> usize {
-    let hashes = b[i..].iter().take_while(|c| **c == b'#').count();
-    if b.get(i + hashes) != Some(&b'"') {
-        return i; // a raw identifier (`r#type`) or a plain identifier
-    }
-    let mut j = i + hashes + 1;
-    while j < b.len() {
-        if b[j] == b'"' && b[j + 1..].iter().take(hashes).filter(|c| **c == b'#').count() == hashes {
-            return j + 1 + hashes;
-        }
-        j += 1;
-    }
-    b.len()
 }
 
 /// For each anchor, where the largest statement, item, field, arm or expression starting exactly

@@ -6,6 +6,8 @@
 
 use std::path::Path;
 
+use crate::rust::lexing;
+
 /// Folders whose files are tests or their data, at any depth inside the crate.
 const TEST_FOLDERS: &[&str] = &["tests", "test", "benches", "fixtures", "testdata", "test-data", "test_data"];
 
@@ -122,7 +124,7 @@ enum Token {
     Byte(u8),
 }
 
-/// Just enough of Rust's lexing to find attributes and braces.
+/// Just enough of Rust's lexing to find attributes and braces (`rust::lexing` skips the rest).
 struct Lexer<'b> {
     bytes: &'b [u8],
     at: usize,
@@ -130,19 +132,18 @@ struct Lexer<'b> {
 
 impl Lexer<'_> {
     fn next(&mut self) -> Option<Token> {
+        let bytes = self.bytes;
         loop {
-            let b = *self.bytes.get(self.at)?;
-            let rest = &self.bytes[self.at..];
+            let b = *bytes.get(self.at)?;
+            let rest = &bytes[self.at..];
             if rest.starts_with(b"//") {
                 self.at += rest.iter().position(|c| *c == b'\n').unwrap_or(rest.len());
             } else if rest.starts_with(b"/*") {
-                self.skip_block_comment();
+                self.at = lexing::block_comment(bytes, self.at, true);
             } else if b == b'"' {
-                self.skip_string(0);
-            } else if (b == b'r' || rest.starts_with(b"br") || rest.starts_with(b"cr")) && self.raw_string_start() {
-                // skipped by raw_string_start
+                self.at = lexing::quoted(bytes, self.at + 1, b'"');
             } else if b == b'\'' {
-                self.skip_char();
+                self.at = lexing::char_or_lifetime(bytes, self.at);
             } else if rest.starts_with(b"#[") || rest.starts_with(b"#![") {
                 let inner = rest[1] == b'!';
                 let start = self.at + 2 + inner as usize;
@@ -158,92 +159,21 @@ impl Lexer<'_> {
                 return Some(Token::Attribute { inner, inside: start..self.at - 1 });
             } else if b.is_ascii_alphanumeric() || b == b'_' {
                 // A whole identifier, so `r` or `b` inside one starts no string.
-                while self.bytes.get(self.at).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_') {
+                let start = self.at;
+                while bytes.get(self.at).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_') {
                     self.at += 1;
                 }
-                if self.bytes.get(self.at) == Some(&b'"') {
+                if matches!(&bytes[start..self.at], b"r" | b"br" | b"cr") {
+                    self.at = lexing::raw_string(bytes, self.at);
+                } else if bytes.get(self.at) == Some(&b'"') && matches!(&bytes[start..self.at], b"b" | b"c") {
                     // `b"…"`, `c"…"`.
-                    self.skip_string(0);
+                    self.at = lexing::quoted(bytes, self.at + 1, b'"');
                 }
             } else {
                 self.at += 1;
                 return Some(Token::Byte(b));
             }
         }
-    }
-
-    fn skip_block_comment(&mut self) {
-        let mut depth = 0usize;
-        while self.at < self.bytes.len() {
-            let rest = &self.bytes[self.at..];
-            if rest.starts_with(b"/*") {
-                depth += 1;
-                self.at += 2;
-            } else if rest.starts_with(b"*/") {
-                depth -= 1;
-                self.at += 2;
-                if depth == 0 {
-                    return;
-                }
-            } else {
-                self.at += 1;
-            }
-        }
-    }
-
-    /// Skips `"…"` from its opening quote at `self.at`, then `hashes` `#`s (a raw string's end).
-    fn skip_string(&mut self, hashes: usize) {
-        self.at += 1;
-        while self.at < self.bytes.len() {
-            let b = self.bytes[self.at];
-            if b == b'\\' && hashes == 0 {
-                self.at += 2;
-                continue;
-            }
-            self.at += 1;
-            if b == b'"' && self.bytes[self.at..].iter().take(hashes).filter(|c| **c == b'#').count() == hashes {
-                self.at += hashes;
-                return;
-            }
-        }
-    }
-
-    /// At `r"`, `r#"`, `br#"`, `cr"`: skips the raw string and says so.
-    fn raw_string_start(&mut self) -> bool {
-        let rest = &self.bytes[self.at..];
-        let after_prefix = if rest[0] == b'r' { 1 } else { 2 };
-        let hashes = rest[after_prefix..].iter().take_while(|c| **c == b'#').count();
-        if rest.get(after_prefix + hashes) != Some(&b'"') {
-            return false;
-        }
-        self.at += after_prefix + hashes;
-        if hashes == 0 {
-            // No escapes in a raw string.
-            self.at += 1;
-            self.at += self.bytes[self.at..].iter().position(|c| *c == b'"').map_or(self.bytes.len(), |i| i + 1);
-            self.at = self.at.min(self.bytes.len());
-        } else {
-            self.skip_string(hashes);
-        }
-        true
-    }
-
-    /// `'x'`, `'\n'`, `'\u{7b}'`: skipped; a lifetime (`'a`) is not a character.
-    fn skip_char(&mut self) {
-        let rest = &self.bytes[self.at..];
-        let len = if rest.get(1) == Some(&b'\\') {
-            // The byte after the backslash is escaped, even a quote (`'\''`).
-            rest.iter().skip(3).position(|c| *c == b'\'').map(|i| i + 4)
-        } else {
-            // One character of up to four bytes, then the closing quote.
-            (2..=5)
-                .find(|&i| {
-                    rest.get(i) == Some(&b'\'')
-                        && std::str::from_utf8(&rest[1..i]).is_ok_and(|s| s.chars().count() == 1)
-                })
-                .map(|i| i + 1)
-        };
-        self.at += len.unwrap_or(1);
     }
 }
 

@@ -423,11 +423,7 @@ fn arm_methods(cx: &Cx, pat: &syn::Pat, out: &mut Vec<(String, Range<usize>)>) {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
-    use crate::context::{CrateContext, Role};
-    use crate::engine::check_text;
-    use crate::fix::{Mode, fix_text};
+    use crate::rules::test_support::check_text;
 
     fn findings(name: &str, text: &str) -> Vec<(usize, String)> {
         crate::rules::test_support::spans_of("input-required-misuse", name, text)
@@ -438,17 +434,7 @@ mod tests {
     }
 
     fn fixed(name: &str, text: &str) -> String {
-        let rules = [crate::rules::find("input-required-misuse").unwrap()];
-        let fix = fix_text(
-            PathBuf::from(name),
-            name.into(),
-            text.into(),
-            &CrateContext::default(),
-            &rules,
-            Role::Unknown,
-            Mode::Safe,
-        );
-        fix.fixed
+        crate::rules::test_support::safe_fixes_of("input-required-misuse", name, text)
     }
 
     #[test]
@@ -529,7 +515,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("tests")).unwrap();
         let path = dir.path().join("tests/wire.rs");
-        assert!(check_text(&path, text.to_owned()).iter().all(|d| d.rule != "input-required-misuse"));
+        assert!(check_text(&path, text).iter().all(|d| d.rule != "input-required-misuse"));
     }
 
     #[test]

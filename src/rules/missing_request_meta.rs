@@ -533,10 +533,10 @@ mod tests {
 mod era_tests {
     use std::path::Path;
 
-    use crate::engine::check_text;
+    use crate::rules::test_support::check_text;
 
     fn count(name: &str, text: &str) -> usize {
-        check_text(Path::new(name), text.to_owned()).iter().filter(|d| d.rule == "missing-request-meta").count()
+        check_text(Path::new(name), text).iter().filter(|d| d.rule == "missing-request-meta").count()
     }
 
     #[test]

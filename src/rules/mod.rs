@@ -218,9 +218,31 @@ pub fn all_meta() -> impl Iterator<Item = &'static RuleMeta> {
     ALL.iter().map(|r| r.meta()).chain([&PARSE_ERROR, &UNUSED_SUPPRESSION])
 }
 
-/// What rule unit tests share.
+/// What rule unit tests share. A rule's tests run the engine and the fixer, the layers above the
+/// rules: they reach them here, in one place, and nowhere else in `rules/`.
 #[cfg(test)]
 pub(crate) mod test_support {
+    /// Every finding in `text`, checked as the file at `path` (its crate found from there).
+    pub fn check_text(path: &std::path::Path, text: &str) -> Vec<crate::diagnostic::Diagnostic> {
+        crate::engine::check_text(path, text.to_owned())
+    }
+
+    /// Every rule's findings in `file`, in the crate `krate`.
+    pub fn check_in_crate(
+        file: &crate::source::SourceFile,
+        krate: &crate::context::CrateContext,
+    ) -> Vec<crate::diagnostic::Diagnostic> {
+        crate::engine::check_file(file, krate, super::ALL, crate::context::Role::Unknown)
+    }
+
+    /// `text` after `fix`'s safe fixes of `rule`, checked as a lone file named `name`.
+    pub fn safe_fixes_of(rule: &str, name: &str, text: &str) -> String {
+        let rules = [super::find(rule).unwrap()];
+        let krate = crate::context::CrateContext::default();
+        let role = crate::context::Role::Unknown;
+        crate::fix::fix_text(name.into(), name.into(), text.into(), &krate, &rules, role, crate::fix::Mode::Safe).fixed
+    }
+
     /// (line, text) of one rule's findings in `text`, checked as a standalone file named `name`.
     pub fn spans_of(rule: &str, name: &str, text: &str) -> Vec<(usize, String)> {
         let dir = tempfile::tempdir().unwrap();

@@ -337,11 +337,10 @@ fn builder_link_range(cx: &Cx, call: &syn::ExprMethodCall) -> Range<usize> {
 mod tests {
     use std::path::Path;
 
-    use crate::context::{CrateContext, Era, EraDecision, Role};
+    use crate::context::{CrateContext, Era, EraDecision};
     use crate::diagnostic::{Applicability, Diagnostic};
-    use crate::engine::check_file;
     use crate::json::parse::parse_json_file;
-    use crate::rules;
+    use crate::rules::test_support::check_in_crate;
     use crate::source::FileKind;
     use crate::source::SourceFile;
 
@@ -359,7 +358,7 @@ mod tests {
         let file = SourceFile::new(name.into(), name.into(), text.to_owned());
         let krate =
             CrateContext { era: EraDecision { era, reason: "rmcp 3.11 serves both".into() }, ..Default::default() };
-        check_file(&file, &krate, rules::ALL, Role::Unknown)
+        check_in_crate(&file, &krate)
             .into_iter()
             .filter(|d| d.rule == "roots-list-changed")
             .map(|d| d.fix.map(|f| (f.applicability, f.title)))

@@ -2,6 +2,7 @@
 //! (`visitor`), plus small helpers rules share for reading syntax (`syntax`). A file with a
 //! syntax error is parsed item by item (`recover`), so the items that parse are still checked.
 
+pub mod lexing;
 pub mod loops;
 pub mod macro_body;
 pub mod mrtr_mentions;
