@@ -342,7 +342,7 @@ fn param_read(
 mod tests {
     use std::path::Path;
 
-    use crate::engine::check_text;
+    use crate::rules::test_support::check_text;
 
     const RULE: &str = "inferred-client-capabilities";
 

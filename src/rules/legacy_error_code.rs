@@ -616,7 +616,7 @@ mod tests {
         let krate = CrateContext { era: EraDecision { era, reason: "the era's reason".into() }, ..Default::default() };
         let scan =
             crate::prefilter::Prefilter::every_rule().scan(text.as_bytes(), crate::source::FileKind::of(name.as_ref()));
-        crate::engine::check_file(&file, &krate, &scan.active, scan.role)
+        crate::rules::test_support::check_file(&file, &krate, &scan.active, scan.role)
             .into_iter()
             .filter(|d| d.rule == "legacy-error-code")
             .collect()

@@ -376,8 +376,8 @@ mod tests {
 
     use crate::context::{CrateContext, Era, EraDecision};
     use crate::diagnostic::Diagnostic;
-    use crate::engine::check_file;
     use crate::rules;
+    use crate::rules::test_support::check_file;
     use crate::source::SourceFile;
 
     /// Checks text with a crate context of the given era.

@@ -223,8 +223,18 @@ pub fn all_meta() -> impl Iterator<Item = &'static RuleMeta> {
 #[cfg(test)]
 pub(crate) mod test_support {
     /// Every finding in `text`, checked as the file at `path` (its crate found from there).
-    pub fn check_text(path: &std::path::Path, text: &str) -> Vec<crate::diagnostic::Diagnostic> {
-        crate::engine::check_text(path, text.to_owned())
+    pub fn check_text(path: &std::path::Path, text: impl Into<String>) -> Vec<crate::diagnostic::Diagnostic> {
+        crate::engine::check_text(path, text.into())
+    }
+
+    /// The findings of `rules` in `file`, in the crate `krate`, as the engine's worker finds them.
+    pub fn check_file(
+        file: &crate::source::SourceFile,
+        krate: &crate::context::CrateContext,
+        rules: &[&'static dyn super::Rule],
+        role: crate::context::Role,
+    ) -> Vec<crate::diagnostic::Diagnostic> {
+        crate::engine::check_file(file, krate, rules, role)
     }
 
     /// Every rule's findings in `file`, in the crate `krate`.
@@ -232,7 +242,7 @@ pub(crate) mod test_support {
         file: &crate::source::SourceFile,
         krate: &crate::context::CrateContext,
     ) -> Vec<crate::diagnostic::Diagnostic> {
-        crate::engine::check_file(file, krate, super::ALL, crate::context::Role::Unknown)
+        check_file(file, krate, super::ALL, crate::context::Role::Unknown)
     }
 
     /// `text` after `fix`'s safe fixes of `rule`, checked as a lone file named `name`.

@@ -530,7 +530,7 @@ fn check_transcript(cx: &mut Cx, messages: &[TranscriptMessage]) {
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::check_text;
+    use crate::rules::test_support::check_text;
 
     /// (text of the primary span, texts of the labels) of this rule's findings.
     fn check(name: &str, text: &str) -> Vec<(String, Vec<String>)> {

@@ -698,7 +698,7 @@ impl<'ast> Visit<'ast> for BodyWalk<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::check_text;
+    use crate::rules::test_support::check_text;
 
     /// A file the model keeps guards for is read by the prefilter where the rule is selected.
     #[test]

@@ -473,7 +473,7 @@ mod tests {
     use std::path::Path;
 
     fn findings(src: &str) -> Vec<(usize, String)> {
-        crate::engine::check_text(Path::new("/nonexistent/retry.rs"), src.to_owned())
+        crate::rules::test_support::check_text(Path::new("/nonexistent/retry.rs"), src.to_owned())
             .into_iter()
             .filter(|d| d.rule == "retry-reuses-request-id")
             .map(|d| (src[..d.range.start].lines().count().max(1), src[d.range].to_owned()))
@@ -497,7 +497,8 @@ mod tests {
             "fn i() { let x: unsafe extern \"C\" fn(input_required: u8) = f; }",
         ];
         for src in srcs {
-            let diagnostics = crate::engine::check_text(Path::new("/nonexistent/mentions.rs"), src.to_owned());
+            let diagnostics =
+                crate::rules::test_support::check_text(Path::new("/nonexistent/mentions.rs"), src.to_owned());
             assert!(diagnostics.iter().all(|d| d.rule != "parse-error"), "{src}");
         }
     }

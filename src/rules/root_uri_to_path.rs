@@ -493,7 +493,7 @@ mod tests {
     fn the_suggestion_is_display_only() {
         let text = "use rmcp::model::Root;\nfn f(root: &Root) { let p = root.uri.strip_prefix(\"file://\"); }\n";
         let dir = tempfile::tempdir().unwrap();
-        let found = crate::engine::check_text(&dir.path().join("lib.rs"), text.to_owned());
+        let found = crate::rules::test_support::check_text(&dir.path().join("lib.rs"), text.to_owned());
         let d = found.iter().find(|d| d.rule == "root-uri-to-path").expect("a finding");
         let fix = d.fix.as_ref().unwrap();
         assert_eq!(fix.applicability, Applicability::DisplayOnly);
@@ -503,7 +503,7 @@ mod tests {
         // A crate that has `url` already is not told to add it.
         std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"s\"\n[dependencies]\nurl = \"2\"\n")
             .unwrap();
-        let found = crate::engine::check_text(&dir.path().join("lib.rs"), text.to_owned());
+        let found = crate::rules::test_support::check_text(&dir.path().join("lib.rs"), text.to_owned());
         let d = found.iter().find(|d| d.rule == "root-uri-to-path").expect("a finding");
         assert!(!d.fix.as_ref().unwrap().title.contains("add `url`"), "{:?}", d.fix);
     }
